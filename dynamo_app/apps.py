@@ -1,0 +1,103 @@
+"""Startup: settings -> handle -> table names -> auto-migrate / verify.
+
+When the schema step runs (documented in the README, "Schema workflow"):
+it runs in every process that will serve or use the models - WSGI/ASGI
+workers, ``runserver`` (in the serving child, not the autoreloader's watcher),
+``shell``, custom commands - and is skipped for the management commands that
+inspect or fix the schema or do not touch DynamoDB at all
+(``SCHEMA_EXEMPT_COMMANDS``), and for test runs (``dynamo_app.testing``
+creates the tables itself).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+
+from django.apps import AppConfig
+
+logger = logging.getLogger("dynamo_app")
+
+SCHEMA_EXEMPT_COMMANDS = frozenset(
+    {
+        "dynamo_plan",
+        "dynamo_migrate",
+        "dynamo_local",
+        "dynamo_check_unique",
+        "check",
+        "help",
+        "version",
+        "makemigrations",
+        "migrate",
+        "showmigrations",
+        "sqlmigrate",
+        "collectstatic",
+        "makemessages",
+        "compilemessages",
+        "diffsettings",
+        "startapp",
+        "startproject",
+        "test",
+    }
+)
+
+# Set to False by dynamo_app.testing: a test run creates fresh tables itself.
+schema_check_at_startup = True
+
+
+def running_command(argv: list[str] | None = None) -> str | None:
+    """The management command this process runs, or None (a server, a script)."""
+    argv = sys.argv if argv is None else argv
+    if len(argv) < 2:
+        return None
+    program = os.path.basename(argv[0])
+    if program in ("manage.py", "django-admin", "django-admin.py", "__main__.py"):
+        return argv[1]
+    return None
+
+
+def schema_step_applies(argv: list[str] | None = None) -> bool:
+    """Whether this process should verify (or auto-migrate) the schema now."""
+    if not schema_check_at_startup:
+        return False
+    argv = sys.argv if argv is None else argv
+    command = running_command(argv)
+    if command in SCHEMA_EXEMPT_COMMANDS:
+        return False
+    if command == "runserver" and "--noreload" not in argv and os.environ.get("RUN_MAIN") != "true":
+        return False  # the autoreloader's watcher; its serving child does the check
+    return True
+
+
+class DynamoAppConfig(AppConfig):
+    name = "dynamo_app"
+    verbose_name = "DynamoDB"
+
+    def ready(self) -> None:
+        from . import checks  # noqa: F401  (registers the system checks)
+        from .conf import get_settings
+        from .handle import get_handle
+        from .tables import registry
+
+        settings = get_settings()  # a bad section fails here, before anything is served
+        logger.info(settings.summary())
+        if not settings.enabled:
+            return
+        handle = get_handle()
+        handle.resolver.check(d.declared_name for d in registry.definitions())
+        if not settings.verify_schema:
+            logger.warning(
+                "dynamo_app: DYNAMO['VERIFY_SCHEMA'] is False: deployed tables are not checked "
+                "against the models at startup, so a missing table or a changed key shows up "
+                "only as request errors. Run `python manage.py dynamo_plan --check` in your "
+                "deploy pipeline instead."
+            )
+        if not schema_step_applies():
+            return
+        from . import schema
+
+        if settings.auto_migrate:
+            schema.migrate()
+        if settings.verify_schema:
+            schema.verify()

@@ -1,0 +1,178 @@
+"""Every error a user of dynamo_app can catch, grouped by what it means.
+
+Each message says what went wrong *and* what to do about it. None carries a
+secret: settings values that are secrets are masked before any message is built.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.exceptions import ImproperlyConfigured, ObjectDoesNotExist
+from django.core.exceptions import ValidationError as DjangoValidationError
+
+
+class DynamoError(Exception):
+    """Base class of every error raised by dynamo_app."""
+
+
+# --- configuration -----------------------------------------------------------
+
+
+class NotConfigured(DynamoError, ImproperlyConfigured):
+    """An operation needs DynamoDB but the app was not enabled."""
+
+    def __init__(self, message: str | None = None) -> None:
+        super().__init__(
+            message
+            or "DynamoDB is not enabled: set DYNAMO = {'ENABLED': True, ...} in your "
+            "Django settings (and a REGION / ENDPOINT) to use dynamo_app models."
+        )
+
+
+class ModelDefinitionError(DynamoError, ImproperlyConfigured):
+    """A model class, field, index or declared query is declared wrongly."""
+
+
+# --- values and queries ------------------------------------------------------
+
+
+class ValidationError(DynamoError, DjangoValidationError):
+    """A value cannot be stored: wrong type, out of range, too large.
+
+    A subclass of Django's ``ValidationError`` so forms and DRF serializers
+    treat it like any other validation failure. Raised before any request.
+    """
+
+    def __init__(self, message: str, *, model: str = "", field: str = "") -> None:
+        self.model = model
+        self.field = field
+        DjangoValidationError.__init__(self, message)
+
+
+class ItemTooLarge(ValidationError):
+    """An item is over DynamoDB's 400 KB limit; nothing was sent."""
+
+
+class QueryError(DynamoError, ValueError):
+    """A query cannot be run as written (e.g. no partition-key equality)."""
+
+
+class InvalidCursor(QueryError):
+    """A pagination cursor is malformed, tampered with, or from another query."""
+
+
+# --- reads -------------------------------------------------------------------
+
+
+class DoesNotExist(DynamoError, ObjectDoesNotExist):
+    """Base of every ``Model.DoesNotExist``."""
+
+
+# --- writes ------------------------------------------------------------------
+
+
+class WriteError(DynamoError):
+    """A write was refused; nothing was changed."""
+
+
+class ConditionFailed(WriteError):
+    """A write's condition did not hold. ``item`` holds the current values when
+    DynamoDB returned them (decoded to Python by the model, when known)."""
+
+    def __init__(self, message: str, *, item: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.item = item
+
+
+class AlreadyExists(ConditionFailed):
+    """An insert-only create found an item with the same key."""
+
+
+class StaleObjectError(ConditionFailed):
+    """An optimistic-locking write found a newer version than the one read."""
+
+
+class UniqueViolation(WriteError):
+    """A unique constraint's value is already claimed by another item."""
+
+    def __init__(self, message: str, *, model: str, constraint: str, value: Any) -> None:
+        super().__init__(message)
+        self.model = model
+        self.constraint = constraint
+        self.value = value
+
+
+class TransactionCanceled(WriteError):
+    """DynamoDB cancelled a transaction; ``reasons`` holds one entry per action."""
+
+    def __init__(self, message: str, *, reasons: list[dict[str, Any]] | None = None) -> None:
+        super().__init__(message)
+        self.reasons = reasons or []
+
+
+class TransactionLimitExceeded(DynamoError, ValueError):
+    """A transaction breaks a DynamoDB limit (actions, size, one action per item)."""
+
+
+class AlreadyApplied(WriteError):
+    """A write carrying an idempotency key was applied before; nothing was done now."""
+
+
+class BatchIncomplete(WriteError):
+    """Items of a batch were still unprocessed after every retry.
+
+    ``unprocessed`` lists what was not written (or read).
+    """
+
+    def __init__(self, message: str, *, unprocessed: list[Any]) -> None:
+        super().__init__(message)
+        self.unprocessed = unprocessed
+
+
+# --- the service ---------------------------------------------------------------
+
+
+class ServiceError(DynamoError):
+    """DynamoDB (or the network to it) failed a request after the retry policy.
+
+    ``code`` is DynamoDB's error code where there is one; ``__cause__`` is the
+    botocore exception.
+    """
+
+    def __init__(self, message: str, *, code: str = "", operation: str = "") -> None:
+        super().__init__(message)
+        self.code = code
+        self.operation = operation
+
+
+class ConnectionFailed(ServiceError):
+    """The endpoint could not be reached or stopped answering."""
+
+
+class Throttled(ServiceError):
+    """DynamoDB kept throttling or conflicting until the retry budget ran out."""
+
+
+class TableNotFound(ServiceError):
+    """A table does not exist (or is not ACTIVE yet)."""
+
+
+# --- schema -------------------------------------------------------------------
+
+
+class SchemaError(DynamoError):
+    """Base of the schema workflow's errors."""
+
+
+class SchemaMismatch(SchemaError):
+    """Deployed tables differ from the declared ones; ``problems`` lists each."""
+
+    def __init__(self, problems: list[str]) -> None:
+        self.problems = list(problems)
+        lines = "\n".join(f"  - {p}" for p in self.problems)
+        super().__init__(f"DynamoDB schema does not match the declared models:\n{lines}")
+
+
+class MigrationTimeout(SchemaError):
+    """A table or index did not become ACTIVE within the wait limit."""

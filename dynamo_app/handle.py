@@ -1,0 +1,211 @@
+"""The process handle: one boto3 client and the table resolver, built once.
+
+``AppConfig.ready()`` builds it at startup; every request of the app goes
+through ``get_handle().call(...)``, which applies the retry policy and turns
+botocore's errors into the app's own. A settings change (``override_settings``)
+closes it, and the next use builds a new one.
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import threading
+from typing import Any
+
+import boto3
+from botocore.config import Config
+from botocore.exceptions import (
+    ClientError,
+    ConnectionClosedError,
+    ConnectTimeoutError,
+    EndpointConnectionError,
+    ReadTimeoutError,
+)
+from django.core.exceptions import ImproperlyConfigured
+
+from . import exceptions
+from .conf import DynamoSettings, get_settings
+from .retry import Decision, RetryPolicy, classify, error_code
+from .tables import TableResolver
+
+logger = logging.getLogger("dynamo_app")
+
+# Calls whose repetition cannot change data: safe to retry after a timeout.
+READ_OPERATIONS = frozenset(
+    {
+        "get_item",
+        "batch_get_item",
+        "query",
+        "scan",
+        "transact_get_items",
+        "describe_table",
+        "describe_time_to_live",
+        "list_tables",
+    }
+)
+
+
+class Handle:
+    """One configured boto3 client, its table resolver and its retry policy."""
+
+    def __init__(self, settings: DynamoSettings) -> None:
+        self.settings = settings
+        self.resolver = TableResolver(
+            settings.table_prefix, settings.table_names, settings.table_resolver
+        )
+        self.retry = RetryPolicy(settings.retry)
+        self.endpoint_url = self._endpoint_url()
+        self.client = self._build_client()
+
+    def __repr__(self) -> str:
+        return f"<Handle endpoint={self.endpoint_url or 'AWS'} region={self.settings.region}>"
+
+    def _endpoint_url(self) -> str | None:
+        if self.settings.embedded:
+            from .local import embedded_endpoint  # starts (or reuses) the local server
+
+            return embedded_endpoint()
+        return self.settings.endpoint or None
+
+    def _build_client(self) -> Any:
+        s = self.settings
+        key_id, secret, token = s.access_key_id, s.secret_access_key.reveal(), s.session_token.reveal()
+        if not key_id and s.embedded:
+            key_id, secret = "embedded", "embedded"
+        session = boto3.session.Session(
+            aws_access_key_id=key_id or None,
+            aws_secret_access_key=secret or None,
+            aws_session_token=token or None,
+            region_name=s.region,
+        )
+        if session.get_credentials() is None:
+            raise ImproperlyConfigured(
+                "dynamo_app found no AWS credentials: set DYNAMO['ACCESS_KEY_ID'] and "
+                "DYNAMO['SECRET_ACCESS_KEY'] (e.g. \"${AWS_SECRET_ACCESS_KEY}\"), or configure "
+                "boto3's chain (AWS_ACCESS_KEY_ID / AWS_PROFILE / an instance role)."
+            )
+        config = Config(
+            connect_timeout=s.timeout,
+            read_timeout=s.timeout,
+            max_pool_connections=s.max_idle_conns,
+            retries={"total_max_attempts": 1, "mode": "standard"},  # retry.py retries
+        )
+        return session.client("dynamodb", endpoint_url=self.endpoint_url, config=config)
+
+    def table_name(self, declared_name: str) -> str:
+        """The deployed name of a declared table (one resolver for every caller)."""
+        return self.resolver(declared_name)
+
+    def call(self, operation: str, *, idempotent: bool | None = None, **params: Any) -> Any:
+        """Run one client operation under the retry policy; raise the app's errors.
+
+        ``idempotent`` says whether the call may be repeated after a timeout;
+        reads default to True, writes to False (a transaction with a
+        ClientRequestToken, or an insert-only put, passes True).
+        """
+        method = getattr(self.client, operation)
+        if idempotent is None:
+            idempotent = operation in READ_OPERATIONS
+        try:
+            return self.retry.run(lambda: method(**params), idempotent=idempotent, what=operation)
+        except Exception as exc:
+            raise self.translate(exc, operation, params) from exc
+
+    def translate(self, exc: Exception, operation: str, params: dict[str, Any]) -> Exception:
+        """botocore's exception -> the app's, with a message that says what to do."""
+        table = params.get("TableName", "")
+        where = f" on table {table!r}" if table else ""
+        attempts = getattr(exc, "attempts", 1)
+        tried = f" after {attempts} attempts" if attempts > 1 else ""
+        if isinstance(exc, (EndpointConnectionError, ConnectTimeoutError, ConnectionClosedError)):
+            return exceptions.ConnectionFailed(
+                f"Could not reach DynamoDB at {self.endpoint_url or 'AWS ' + self.settings.region} "
+                f"({operation}{where}){tried}: {type(exc).__name__}. Check DYNAMO['ENDPOINT'] and "
+                "that the server is running.",
+                operation=operation,
+            )
+        if isinstance(exc, ReadTimeoutError):
+            return exceptions.ConnectionFailed(
+                f"DynamoDB did not answer {operation}{where} within "
+                f"{self.settings.timeout:g}s{tried} (DYNAMO['TIMEOUT']). The outcome of a "
+                "write is unknown; it was not retried unless it was idempotent.",
+                operation=operation,
+            )
+        if not isinstance(exc, ClientError):
+            return exc
+        code = error_code(exc)
+        message = exc.response.get("Error", {}).get("Message", "")
+        if code == "ConditionalCheckFailedException":
+            return exceptions.ConditionFailed(
+                f"The condition of {operation}{where} did not hold; nothing was written.",
+                item=exc.response.get("Item"),
+            )
+        if code == "TransactionCanceledException":
+            reasons = exc.response.get("CancellationReasons") or []
+            if classify(exc) is Decision.RETRY:
+                return exceptions.Throttled(
+                    f"The transaction kept conflicting with other writes{tried}; nothing was "
+                    "written. Retry later, or keep transactions smaller.",
+                    code=code,
+                    operation=operation,
+                )
+            return exceptions.TransactionCanceled(
+                f"DynamoDB cancelled the transaction; nothing was written. Reasons: "
+                f"{[r.get('Code') for r in reasons]}",
+                reasons=reasons,
+            )
+        if code == "ResourceNotFoundException":
+            return exceptions.TableNotFound(
+                f"Table {table or '(in request)'} does not exist (or is not ACTIVE yet) for "
+                f"{operation}. Run `python manage.py dynamo_migrate`, or check "
+                "DYNAMO['TABLE_PREFIX'] / TABLE_NAMES.",
+                code=code,
+                operation=operation,
+            )
+        if classify(exc) is Decision.RETRY:
+            return exceptions.Throttled(
+                f"DynamoDB throttled {operation}{where}{tried} ({code}). Retry later or raise "
+                "the table's capacity.",
+                code=code,
+                operation=operation,
+            )
+        return exceptions.ServiceError(
+            f"DynamoDB rejected {operation}{where}: {code}: {message}",
+            code=code,
+            operation=operation,
+        )
+
+    def close(self) -> None:
+        self.client.close()
+
+
+_handle: Handle | None = None
+_lock = threading.Lock()
+
+
+def get_handle() -> Handle:
+    """The process handle; raises ``NotConfigured`` when DYNAMO['ENABLED'] is off."""
+    global _handle
+    handle = _handle
+    if handle is not None:
+        return handle
+    with _lock:
+        if _handle is None:
+            settings = get_settings()
+            if not settings.enabled:
+                raise exceptions.NotConfigured()
+            _handle = Handle(settings)
+        return _handle
+
+
+def reset() -> None:
+    """Close the handle; the next ``get_handle()`` builds one from current settings."""
+    global _handle
+    with _lock:
+        if _handle is not None:
+            _handle.close()
+        _handle = None
+
+
+atexit.register(reset)

@@ -1,0 +1,155 @@
+"""A local DynamoDB-compatible server (moto's server) bound to 127.0.0.1.
+
+moto's DynamoDB has no locking: concurrent requests can both pass an
+``attribute_not_exists`` condition, and a failed ``TransactWriteItems``
+restores a whole-table snapshot, undoing other clients' writes. Real DynamoDB
+transactions are serializable, so this server runs moto's WSGI app under one
+lock: requests are handled one at a time and every race a test sees is the
+app's, not moto's.
+
+The server keeps its data in memory: it is gone when the process that started
+it exits. Under ``runserver``'s autoreloader the watching parent process starts
+it and the serving child reuses it, so data survives code reloads.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import urllib.request
+from collections.abc import Iterable
+from typing import Any
+
+logger = logging.getLogger("dynamo_app.local")
+
+HOST = "127.0.0.1"
+# Set by the process that started the embedded server; read by runserver's
+# autoreloaded child (RUN_MAIN=true) so it reuses the parent's server.
+ENDPOINT_ENV = "DYNAMO_EMBEDDED_ENDPOINT"
+
+
+class _OneAtATime:
+    """WSGI middleware: serve one request at a time (see the module docstring)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self.lock = threading.Lock()
+
+    def __call__(self, environ: dict[str, Any], start_response: Any) -> Iterable[bytes]:
+        with self.lock:
+            result = self.app(environ, start_response)
+            try:
+                return [b"".join(result)]
+            finally:
+                close = getattr(result, "close", None)
+                if close is not None:
+                    close()
+
+
+class LocalServer:
+    """moto's DynamoDB over HTTP on 127.0.0.1, serialised, in a daemon thread.
+
+    ``port=0`` picks a free port; ``url`` tells which one after ``start()``.
+    """
+
+    def __init__(self, port: int = 0, host: str = HOST) -> None:
+        self.host = host
+        self.port = port
+        self._server: Any = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def url(self) -> str:
+        if self._server is None:
+            raise RuntimeError("LocalServer.url is only known after start().")
+        return f"http://{self.host}:{self._server.server_address[1]}"
+
+    @property
+    def running(self) -> bool:
+        return self._server is not None
+
+    def start(self) -> LocalServer:
+        from moto.moto_server.werkzeug_app import DomainDispatcherApplication, create_backend_app
+        from werkzeug.serving import WSGIRequestHandler, make_server
+
+        class QuietHandler(WSGIRequestHandler):
+            def log_request(self, *args: Any, **kwargs: Any) -> None:
+                pass  # one line per request would drown the developer's console
+
+        app = _OneAtATime(DomainDispatcherApplication(create_backend_app))
+        self._server = make_server(
+            self.host, self.port, app, threaded=True, request_handler=QuietHandler
+        )
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, name="dynamo-local-server", daemon=True
+        )
+        self._thread.start()
+        logger.debug("local DynamoDB server listening on %s", self.url)
+        return self
+
+    def stop(self) -> None:
+        if self._server is None:
+            return
+        self._server.shutdown()
+        self._server.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        self._server = None
+        self._thread = None
+
+    def reset(self) -> None:
+        """Drop every table and item (moto's reset API)."""
+        request = urllib.request.Request(f"{self.url}/moto-api/reset", method="POST", data=b"")
+        with urllib.request.urlopen(request, timeout=10) as response:
+            response.read()
+
+    def serve_forever(self) -> None:
+        """Block until interrupted (for ``manage.py dynamo_local``)."""
+        if self._thread is None:
+            self.start()
+        try:
+            while self._thread is not None and self._thread.is_alive():
+                self._thread.join(timeout=0.5)
+        finally:
+            self.stop()
+
+
+def answers(url: str, timeout: float = 1.0) -> bool:
+    """Whether a local server answers at ``url``."""
+    try:
+        with urllib.request.urlopen(f"{url}/moto-api/", timeout=timeout) as response:
+            response.read()
+        return True
+    except Exception:
+        return False
+
+
+_embedded: LocalServer | None = None
+_embedded_lock = threading.Lock()
+
+
+def embedded_server() -> LocalServer | None:
+    """The server this process started for ``ENDPOINT = "embedded"``, if any."""
+    return _embedded
+
+
+def embedded_endpoint() -> str:
+    """The URL of the embedded server: reused from runserver's parent process
+    when we are its autoreloaded child, else started here on a free port."""
+    global _embedded
+    with _embedded_lock:
+        if _embedded is not None and _embedded.running:
+            return _embedded.url
+        inherited = os.environ.get(ENDPOINT_ENV)
+        if inherited and os.environ.get("RUN_MAIN") == "true" and answers(inherited):
+            return inherited
+        _embedded = LocalServer().start()
+        os.environ[ENDPOINT_ENV] = _embedded.url
+        logger.info(
+            "dynamo_app: started the embedded local DynamoDB at %s (in memory: data lasts "
+            "as long as this process)",
+            _embedded.url,
+        )
+        return _embedded.url
