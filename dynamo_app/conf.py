@@ -147,7 +147,7 @@ class DynamoSettings:
 
 
 def parse_duration(key: str, value: Any) -> float:
-    """"500ms", "10s", "2m" or a number of seconds -> seconds (float > 0)."""
+    """ "500ms", "10s", "2m" or a number of seconds -> seconds (float > 0)."""
     if isinstance(value, bool):
         raise _type_error(key, value, 'a duration such as "500ms", "10s" or a number of seconds')
     if isinstance(value, (int, float, Decimal)):
@@ -157,8 +157,8 @@ def parse_duration(key: str, value: Any) -> float:
         seconds = number * {"ms": 0.001, "s": 1.0, "m": 60.0}[unit]
     else:
         raise ImproperlyConfigured(
-            f"DYNAMO[{key!r}] = {value!r} is not a duration: use e.g. \"500ms\", \"10s\", "
-            "\"2m\" or a number of seconds."
+            f'DYNAMO[{key!r}] = {value!r} is not a duration: use e.g. "500ms", "10s", '
+            '"2m" or a number of seconds.'
         )
     if seconds <= 0:
         raise ImproperlyConfigured(f"DYNAMO[{key!r}] must be greater than zero, got {value!r}.")
@@ -275,7 +275,7 @@ def parse(raw: Any, *, debug: bool = False) -> DynamoSettings:
     endpoint = values["ENDPOINT"].strip()
     if endpoint and endpoint != EMBEDDED and not re.match(r"^https?://[^\s/]+", endpoint):
         raise ImproperlyConfigured(
-            f"DYNAMO['ENDPOINT'] = {endpoint!r} is not valid: use \"\" for AWS, \"embedded\" "
+            f'DYNAMO[\'ENDPOINT\'] = {endpoint!r} is not valid: use "" for AWS, "embedded" '
             "for a local server started by the app, or a URL such as http://127.0.0.1:8001."
         )
 
@@ -312,7 +312,9 @@ def parse(raw: Any, *, debug: bool = False) -> DynamoSettings:
 
     enabled = values["ENABLED"]
     region, region_source = (
-        _resolve_region(values["REGION"], endpoint == EMBEDDED) if enabled else (values["REGION"], "REGION")
+        _resolve_region(values["REGION"], endpoint == EMBEDDED)
+        if enabled
+        else (values["REGION"], "REGION")
     )
     return DynamoSettings(
         enabled=enabled,

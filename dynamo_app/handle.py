@@ -70,7 +70,11 @@ class Handle:
 
     def _build_client(self) -> Any:
         s = self.settings
-        key_id, secret, token = s.access_key_id, s.secret_access_key.reveal(), s.session_token.reveal()
+        key_id, secret, token = (
+            s.access_key_id,
+            s.secret_access_key.reveal(),
+            s.session_token.reveal(),
+        )
         if not key_id and s.embedded:
             key_id, secret = "embedded", "embedded"
         session = boto3.session.Session(

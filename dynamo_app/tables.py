@@ -130,12 +130,20 @@ class TableDefinition:
         locals_ = [i for i in self.indexes if i.kind == "local"]
         if globals_:
             request["GlobalSecondaryIndexes"] = [
-                {"IndexName": i.name, "KeySchema": i.key_schema(), "Projection": i.projection_spec()}
+                {
+                    "IndexName": i.name,
+                    "KeySchema": i.key_schema(),
+                    "Projection": i.projection_spec(),
+                }
                 for i in globals_
             ]
         if locals_:
             request["LocalSecondaryIndexes"] = [
-                {"IndexName": i.name, "KeySchema": i.key_schema(), "Projection": i.projection_spec()}
+                {
+                    "IndexName": i.name,
+                    "KeySchema": i.key_schema(),
+                    "Projection": i.projection_spec(),
+                }
                 for i in locals_
             ]
         return request

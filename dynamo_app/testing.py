@@ -55,7 +55,10 @@ def create_tables() -> None:
             handle.call(
                 "update_time_to_live",
                 TableName=name,
-                TimeToLiveSpecification={"Enabled": True, "AttributeName": definition.ttl_attribute},
+                TimeToLiveSpecification={
+                    "Enabled": True,
+                    "AttributeName": definition.ttl_attribute,
+                },
             )
 
 

@@ -1,0 +1,29 @@
+# Shared by bin/demo and bin/test: find an interpreter and make/refresh a venv.
+# Sourced, not run. Needs nothing but a Python 3.11+ with venv and pip.
+
+find_python() {  # find_python 3.13 -> path to a python3.13, or nothing
+    local version="$1" candidate
+    for candidate in "python$version" "$(command -v pyenv >/dev/null 2>&1 && pyenv root)/versions/$version"*/bin/"python$version" /root/.pyenv/versions/"$version"*/bin/"python$version" /usr/bin/"python$version" /usr/local/bin/"python$version"; do
+        if [ -n "$candidate" ] && "$candidate" -c 'import sys' >/dev/null 2>&1; then
+            command -v "$candidate" 2>/dev/null || echo "$candidate"
+            return 0
+        fi
+    done
+    return 1
+}
+
+ensure_venv() {  # ensure_venv PYTHON DIR: create DIR and install requirements when they changed
+    local python="$1" dir="$2" stamp
+    stamp="$(cat requirements.txt pyproject.toml | sha256sum | cut -c1-16)"
+    if [ ! -x "$dir/bin/python" ]; then
+        echo "==> creating $dir with $("$python" --version)"
+        "$python" -m venv "$dir"
+    fi
+    if [ "$(cat "$dir/.stamp" 2>/dev/null)" != "$stamp" ]; then
+        echo "==> installing requirements into $dir"
+        "$dir/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade pip
+        "$dir/bin/python" -m pip install --quiet --disable-pip-version-check -r requirements.txt
+        "$dir/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps -e .
+        echo "$stamp" > "$dir/.stamp"
+    fi
+}
