@@ -1,0 +1,247 @@
+"""Error classification and retries, with faults injected where the local
+server cannot produce them (conflicts, throttling, timeouts)."""
+
+import random
+
+import pytest
+from botocore.awsrequest import AWSResponse
+from botocore.exceptions import (
+    ClientError,
+    ConnectionClosedError,
+    EndpointConnectionError,
+    ReadTimeoutError,
+)
+
+from dynamo_app import exceptions
+from dynamo_app.conf import RetrySettings
+from dynamo_app.retry import Decision, RetryPolicy, classify
+from dynamo_app.testing import count_requests
+
+TABLE = "test-retry"
+
+
+def client_error(code, status=400, reasons=None):
+    response = {
+        "Error": {"Code": code, "Message": code},
+        "ResponseMetadata": {"HTTPStatusCode": status},
+    }
+    if reasons is not None:
+        response["CancellationReasons"] = [{"Code": c} for c in reasons]
+    return ClientError(response, "Op")
+
+
+@pytest.mark.parametrize(
+    "exc, decision",
+    [
+        (client_error("ThrottlingException"), Decision.RETRY),
+        (client_error("ProvisionedThroughputExceededException"), Decision.RETRY),
+        (client_error("RequestLimitExceeded"), Decision.RETRY),
+        (client_error("TransactionInProgressException"), Decision.RETRY),
+        (client_error("InternalServerError", 500), Decision.RETRY),
+        (client_error("Whatever", 503), Decision.RETRY),
+        (
+            client_error("TransactionCanceledException", reasons=["None", "TransactionConflict"]),
+            Decision.RETRY,
+        ),
+        (
+            client_error(
+                "TransactionCanceledException",
+                reasons=["TransactionConflict", "ConditionalCheckFailed"],
+            ),
+            Decision.NEVER,
+        ),
+        (client_error("ConditionalCheckFailedException"), Decision.NEVER),
+        (client_error("ValidationException"), Decision.NEVER),
+        (client_error("ResourceNotFoundException"), Decision.NEVER),
+        (EndpointConnectionError(endpoint_url="http://127.0.0.1:1"), Decision.RECONNECT),
+        (ReadTimeoutError(endpoint_url="http://127.0.0.1:1"), Decision.IF_IDEMPOTENT),
+        (ConnectionClosedError(endpoint_url="http://127.0.0.1:1"), Decision.IF_IDEMPOTENT),
+        (ValueError("bug"), Decision.NEVER),
+    ],
+)
+def test_classification(exc, decision):
+    assert classify(exc) is decision
+
+
+def test_backoff_is_capped_full_jitter():
+    policy = RetryPolicy(RetrySettings(10, 0.1, 1.0), rng=random.Random(7))
+    for attempt in range(1, 10):
+        ceiling = min(1.0, 0.1 * 2 ** (attempt - 1))
+        delays = [policy.delay(attempt) for _ in range(200)]
+        assert all(0 <= d <= ceiling for d in delays)
+        assert max(delays) > ceiling * 0.8  # jitter spans the whole window
+
+
+class Faults:
+    """Raise the queued exceptions on the next requests, then let them through
+    to the real server. Records the parameters of every attempt."""
+
+    def __init__(self, client, *faults):
+        self.faults = list(faults)
+        self.attempts = []
+        self.client = client
+
+    def __enter__(self):
+        self.client.meta.events.register(
+            "before-send.dynamodb", self.before_send, unique_id="faults"
+        )
+        self.client.meta.events.register(
+            "before-parameter-build.dynamodb", self.before_call, unique_id="faults-p"
+        )
+        return self
+
+    def __exit__(self, *exc):
+        self.client.meta.events.unregister("before-send.dynamodb", unique_id="faults")
+        self.client.meta.events.unregister("before-parameter-build.dynamodb", unique_id="faults-p")
+
+    def before_call(self, params, **kwargs):
+        self.attempts.append(dict(params))
+
+    def before_send(self, request, **kwargs):
+        if self.faults:
+            fault = self.faults.pop(0)
+            if isinstance(fault, ClientError):
+                return _error_response(fault)
+            raise fault
+        return None
+
+
+def _error_response(error):
+    import json
+
+    body = {
+        "__type": f"com.amazonaws.dynamodb.v20120810#{error.response['Error']['Code']}",
+        "message": "x",
+    }
+    if "CancellationReasons" in error.response:
+        body["CancellationReasons"] = error.response["CancellationReasons"]
+    status = error.response["ResponseMetadata"]["HTTPStatusCode"]
+    raw = _Raw(json.dumps(body).encode())
+    return AWSResponse(
+        "http://127.0.0.1", status, {"Content-Type": "application/x-amz-json-1.0"}, raw
+    )
+
+
+class _Raw:
+    def __init__(self, data):
+        self.data = data
+
+    def stream(self, **kwargs):
+        yield self.data
+
+
+@pytest.fixture
+def table(dynamo_db):
+    dynamo_db.call(
+        "create_table",
+        TableName=TABLE,
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+        BillingMode="PAY_PER_REQUEST",
+    )
+    sleeps = []
+    dynamo_db.retry.sleep = sleeps.append
+    dynamo_db.sleeps = sleeps
+    return dynamo_db
+
+
+def _put(key, **extra):
+    return {"TableName": TABLE, "Item": {"pk": {"S": key}}, **extra}
+
+
+def _counter_add(key):
+    return {
+        "TableName": TABLE,
+        "Key": {"pk": {"S": key}},
+        "UpdateExpression": "ADD #n :one",
+        "ExpressionAttributeNames": {"#n": "n"},
+        "ExpressionAttributeValues": {":one": {"N": "1"}},
+        "ReturnValues": "UPDATED_NEW",
+    }
+
+
+def test_conflict_twice_then_success_on_attempt_three(table):
+    conflict = client_error("TransactionCanceledException", reasons=["TransactionConflict"])
+    with Faults(table.client, conflict, conflict) as faults:
+        table.call(
+            "transact_write_items",
+            idempotent=True,
+            TransactItems=[{"Put": _put("a")}],
+            ClientRequestToken="token-1",
+        )
+    assert len(faults.attempts) == 3
+    assert len(table.sleeps) == 2
+    assert table.sleeps[0] <= 0.05 and table.sleeps[1] <= 0.1  # capped, growing windows
+    assert table.call("get_item", TableName=TABLE, Key={"pk": {"S": "a"}})["Item"]
+
+
+def test_condition_failure_is_tried_exactly_once(table):
+    table.call("put_item", **_put("b"))
+    with count_requests() as counter, pytest.raises(exceptions.ConditionFailed):
+        table.call("put_item", **_put("b", ConditionExpression="attribute_not_exists(pk)"))
+    assert counter["PutItem"] == 1 and table.sleeps == []
+
+
+def test_timeout_on_non_idempotent_add_is_not_retried(table):
+    with Faults(table.client, ReadTimeoutError(endpoint_url="x")) as faults:
+        with pytest.raises(exceptions.ConnectionFailed, match="not retried unless"):
+            table.call("update_item", **_counter_add("c"))
+    assert len(faults.attempts) == 1
+    assert "Item" not in table.call("get_item", TableName=TABLE, Key={"pk": {"S": "c"}})
+
+
+def test_timeout_on_transaction_is_retried_with_the_same_token(table):
+    with Faults(table.client, ReadTimeoutError(endpoint_url="x")) as faults:
+        table.call(
+            "transact_write_items",
+            idempotent=True,
+            TransactItems=[
+                {"Update": {k: v for k, v in _counter_add("d").items() if k != "ReturnValues"}}
+            ],
+            ClientRequestToken="token-d",
+        )
+    tokens = [a["ClientRequestToken"] for a in faults.attempts]
+    assert tokens == ["token-d", "token-d"]
+
+
+def test_timeout_on_read_is_retried(table):
+    with Faults(table.client, ReadTimeoutError(endpoint_url="x")) as faults:
+        table.call("get_item", TableName=TABLE, Key={"pk": {"S": "e"}})
+    assert len(faults.attempts) == 2
+
+
+def test_connection_refused_reconnects_even_for_writes(table):
+    with Faults(table.client, EndpointConnectionError(endpoint_url="x")) as faults:
+        table.call("update_item", **_counter_add("f"))
+    assert len(faults.attempts) == 2
+    item = table.call("get_item", TableName=TABLE, Key={"pk": {"S": "f"}})["Item"]
+    assert item["n"] == {"N": "1"}  # applied once
+
+
+@pytest.mark.parametrize("position", ["first", "middle", "last"])
+@pytest.mark.parametrize(
+    "fault, retried",
+    [
+        (client_error("ThrottlingException"), True),
+        (client_error("ProvisionedThroughputExceededException"), True),
+        (client_error("InternalServerError", 500), True),
+        (client_error("TransactionCanceledException", reasons=["TransactionConflict"]), True),
+        (EndpointConnectionError(endpoint_url="x"), True),
+        (ReadTimeoutError(endpoint_url="x"), False),  # the put below is not idempotent
+        (client_error("ValidationException"), False),
+    ],
+)
+def test_every_error_class_at_every_position(table, fault, retried, position):
+    """MAX_ATTEMPTS is 5: faults fill attempts up to the position, then success."""
+    count = {"first": 1, "middle": 3, "last": 5}[position]
+    with Faults(table.client, *[fault] * count) as faults:
+        if retried and count < 5:
+            table.call("put_item", **_put(f"k-{position}"))
+            assert len(faults.attempts) == count + 1
+            assert len(table.sleeps) == count
+            assert sum(table.sleeps) <= 0.05 + 0.1 + 0.2 + 0.4  # bounded total delay
+        else:
+            with pytest.raises(exceptions.DynamoError) as e:
+                table.call("put_item", **_put(f"k-{position}"))
+            assert len(faults.attempts) == (5 if retried else 1)
+            assert e.value.__cause__ is not None  # the final error carries its cause
