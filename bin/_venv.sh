@@ -12,6 +12,13 @@ find_python() {  # find_python 3.13 -> path to a python3.13, or nothing
     return 1
 }
 
+pip_install() {  # pip_install VENV ARGS...: quiet, minus this machine's index-location noise
+    local venv="$1"; shift
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "$@" 2>&1 \
+        | { grep -v "is neither a file nor a directory" || true; }
+    return "${PIPESTATUS[0]}"
+}
+
 ensure_venv() {  # ensure_venv PYTHON DIR: create DIR and install requirements when they changed
     local python="$1" dir="$2" stamp
     stamp="$(cat requirements.txt pyproject.toml | sha256sum | cut -c1-16)"
@@ -21,9 +28,9 @@ ensure_venv() {  # ensure_venv PYTHON DIR: create DIR and install requirements w
     fi
     if [ "$(cat "$dir/.stamp" 2>/dev/null)" != "$stamp" ]; then
         echo "==> installing requirements into $dir"
-        "$dir/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade pip
-        "$dir/bin/python" -m pip install --quiet --disable-pip-version-check -r requirements.txt
-        "$dir/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps -e .
+        pip_install "$dir" --upgrade pip
+        pip_install "$dir" -r requirements.txt
+        pip_install "$dir" --no-deps -e .
         echo "$stamp" > "$dir/.stamp"
     fi
 }
