@@ -1,0 +1,316 @@
+"""``SESSION_ENGINE = "dynamo_app.sessions"``: Django sessions kept in DynamoDB.
+
+One item per session in the app-owned table ``dynamo_sessions``::
+
+    session_key   S  partition key, a key from Django's generator ([a-z0-9], 32 chars)
+    session_data  S  SessionBase.encode(): signed, compressed, serialised dict
+    expires_at    N  expiry as epoch seconds; the table's TTL attribute
+
+Guarantees, and the one request each costs:
+
+* load = one strongly consistent ``GetItem``; a missing, expired (TTL deletes
+  late) or undecodable item loads as an empty session. Errors are raised.
+* create = one ``PutItem`` conditioned on ``attribute_not_exists``: no
+  existence probe first; a collision is a ``CreateError`` and a new key.
+* save of an existing session = one ``PutItem`` conditioned on the item still
+  existing and not expired, else ``UpdateError`` (``SessionInterrupted`` in
+  the middleware): a session ended elsewhere is never resurrected.
+* invalid keys never reach DynamoDB.
+* ``clear_expired()`` (``manage.py clearsessions``) is a full-table ``Scan``:
+  a named maintenance operation, never part of a request.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+from collections.abc import Callable
+from datetime import datetime
+from decimal import Decimal, InvalidOperation
+from typing import Any, TypeVar
+
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.contrib.sessions.backends.base import (
+    VALID_KEY_CHARS,
+    CreateError,
+    SessionBase,
+    UpdateError,
+)
+from django.utils.crypto import get_random_string
+
+from .exceptions import BatchIncomplete, ConditionFailed, ItemTooLarge
+from .handle import Handle, get_handle
+from .tables import KeyAttribute, TableDefinition, registry
+
+logger = logging.getLogger("dynamo_app.sessions")
+
+KEY = "session_key"
+DATA = "session_data"
+EXPIRES = "expires_at"
+
+SESSION_TABLE = TableDefinition(
+    declared_name="dynamo_sessions",
+    partition_key=KeyAttribute(KEY, "S"),
+    ttl_attribute=EXPIRES,
+    owner="dynamo_app sessions",
+)
+
+KEY_LENGTH = 32  # what Django's generator makes
+_VALID_KEY = re.compile(r"[a-z0-9]{8,40}")  # Django's rule (8+) and its key alphabet
+MAX_ITEM_BYTES = 400 * 1024  # DynamoDB's item limit; moto accepts more
+BATCH_SIZE = 25  # BatchWriteItem's limit
+
+T = TypeVar("T")
+
+
+def register_table() -> None:
+    """Declare the session table so ``dynamo_migrate`` creates it (TTL on) and
+    startup verifies it. Done automatically when ``SESSION_ENGINE`` is this
+    module; a project whose engine subclasses ``SessionStore`` calls it from its
+    ``AppConfig.ready()``."""
+    registry.register(SESSION_TABLE)
+
+
+def valid_key(key: object) -> bool:
+    """Whether ``key`` could have come from Django's key generator."""
+    return isinstance(key, str) and _VALID_KEY.fullmatch(key) is not None
+
+
+def _in_thread(func: Callable[..., T]) -> Callable[..., Any]:
+    """Run blocking I/O off the event loop. boto3 clients are thread-safe, so
+    concurrent requests need not queue on Django's single sync thread."""
+    return sync_to_async(func, thread_sensitive=False)
+
+
+def _expires_at(item: dict[str, Any]) -> Decimal | None:
+    try:
+        return Decimal(item[EXPIRES]["N"])
+    except (KeyError, TypeError, InvalidOperation):
+        return None
+
+
+def _live(item: dict[str, Any] | None) -> bool:
+    """An item exists and has not expired. TTL deletes days late, so check."""
+    if item is None:
+        return False
+    expires = _expires_at(item)
+    return expires is not None and expires > Decimal(time.time())
+
+
+def _table(handle: Handle) -> str:
+    return handle.table_name(SESSION_TABLE.declared_name)
+
+
+def _get_item(session_key: str, *, expiry_only: bool = False) -> dict[str, Any] | None:
+    """One GetItem, strongly consistent: a session written by the previous
+    request (a login, then a redirect) must be seen by the next one."""
+    handle = get_handle()
+    params: dict[str, Any] = {}
+    if expiry_only:
+        params = {"ProjectionExpression": "#e", "ExpressionAttributeNames": {"#e": EXPIRES}}
+    response = handle.call(
+        "get_item",
+        TableName=_table(handle),
+        Key={KEY: {"S": session_key}},
+        ConsistentRead=True,
+        **params,
+    )
+    return response.get("Item")
+
+
+def _put_item(item: dict[str, Any], must_create: bool) -> None:
+    """One conditional PutItem. Repeating it after a timeout writes the same
+    item again, so the retry policy may treat it as idempotent."""
+    handle = get_handle()
+    if must_create:
+        condition = "attribute_not_exists(#k)"
+        names = {"#k": KEY}
+        values: dict[str, Any] = {}
+    else:
+        condition = "attribute_exists(#k) AND #e > :now"
+        names = {"#k": KEY, "#e": EXPIRES}
+        values = {"ExpressionAttributeValues": {":now": {"N": str(int(time.time()))}}}
+    try:
+        handle.call(
+            "put_item",
+            idempotent=True,
+            TableName=_table(handle),
+            Item=item,
+            ConditionExpression=condition,
+            ExpressionAttributeNames=names,
+            **values,
+        )
+    except ConditionFailed as exc:
+        raise (CreateError if must_create else UpdateError) from exc
+
+
+def _delete_item(session_key: str) -> None:
+    handle = get_handle()
+    handle.call(
+        "delete_item", idempotent=True, TableName=_table(handle), Key={KEY: {"S": session_key}}
+    )
+
+
+def _batch_delete(handle: Handle, table: str, keys: list[dict[str, Any]]) -> None:
+    """Delete up to 25 keys, re-sending unprocessed ones with backoff."""
+    requests = [{"DeleteRequest": {"Key": key}} for key in keys]
+    attempt = 1
+    while True:
+        response = handle.call("batch_write_item", idempotent=True, RequestItems={table: requests})
+        requests = response.get("UnprocessedItems", {}).get(table, [])
+        if not requests:
+            return
+        if attempt >= handle.retry.settings.max_attempts:
+            raise BatchIncomplete(
+                f"{len(requests)} expired sessions in {table!r} were still unprocessed after "
+                f"{attempt} BatchWriteItem attempts (throttled). Run clearsessions again later.",
+                unprocessed=requests,
+            )
+        handle.retry.sleep(handle.retry.delay(attempt))
+        attempt += 1
+
+
+class SessionStore(SessionBase):
+    """Django's session contract on one DynamoDB item per session."""
+
+    def _validate_session_key(self, key: object) -> bool:
+        return valid_key(key)
+
+    def _get_new_session_key(self) -> str:
+        # No exists() probe: the create is conditioned on attribute_not_exists,
+        # so a collision costs a retry instead of every new session a GetItem.
+        return get_random_string(KEY_LENGTH, VALID_KEY_CHARS)
+
+    async def _aget_new_session_key(self) -> str:
+        return self._get_new_session_key()
+
+    # --- reading ---------------------------------------------------------------
+
+    def _from_item(self, item: dict[str, Any] | None) -> dict[str, Any]:
+        if not _live(item):
+            self._session_key = None  # never reuse a key the client chose
+            return {}
+        assert item is not None
+        return self.decode(item.get(DATA, {}).get("S", ""))
+
+    def load(self) -> dict[str, Any]:
+        if self.session_key is None:
+            return {}
+        return self._from_item(_get_item(self.session_key))
+
+    async def aload(self) -> dict[str, Any]:
+        if self.session_key is None:
+            return {}
+        return self._from_item(await _in_thread(_get_item)(self.session_key))
+
+    def exists(self, session_key: str | None) -> bool:
+        if not valid_key(session_key):
+            return False
+        return _live(_get_item(session_key, expiry_only=True))  # type: ignore[arg-type]
+
+    async def aexists(self, session_key: str | None) -> bool:
+        if not valid_key(session_key):
+            return False
+        return _live(await _in_thread(_get_item)(session_key, expiry_only=True))
+
+    # --- writing ---------------------------------------------------------------
+
+    def create(self) -> None:
+        while True:
+            self._session_key = self._get_new_session_key()
+            try:
+                self.save(must_create=True)
+            except CreateError:
+                continue  # key collision: try another
+            self.modified = True
+            return
+
+    async def acreate(self) -> None:
+        while True:
+            self._session_key = await self._aget_new_session_key()
+            try:
+                await self.asave(must_create=True)
+            except CreateError:
+                continue
+            self.modified = True
+            return
+
+    def _item(self, data: dict[str, Any], expiry: datetime) -> dict[str, Any]:
+        assert self.session_key is not None
+        encoded = self.encode(data)
+        expires = str(int(expiry.timestamp()))
+        size = len(KEY) + len(self.session_key) + len(DATA) + len(encoded.encode())
+        size += len(EXPIRES) + len(expires)
+        if size > MAX_ITEM_BYTES:
+            raise ItemTooLarge(
+                f"The session is {size} bytes encoded, over DynamoDB's 400 KB item limit; "
+                "nothing was saved. Keep large data in a model and only its key in the session."
+            )
+        return {KEY: {"S": self.session_key}, DATA: {"S": encoded}, EXPIRES: {"N": expires}}
+
+    def save(self, must_create: bool = False) -> None:
+        if self.session_key is None:
+            return self.create()
+        data = self._get_session(no_load=must_create)
+        _put_item(self._item(data, self.get_expiry_date()), must_create)
+
+    async def asave(self, must_create: bool = False) -> None:
+        if self.session_key is None:
+            return await self.acreate()
+        data = await self._aget_session(no_load=must_create)
+        item = self._item(data, await self.aget_expiry_date())
+        await _in_thread(_put_item)(item, must_create)
+
+    def delete(self, session_key: str | None = None) -> None:
+        if session_key is None:
+            session_key = self.session_key
+        if valid_key(session_key):
+            _delete_item(session_key)  # type: ignore[arg-type]
+
+    async def adelete(self, session_key: str | None = None) -> None:
+        if session_key is None:
+            session_key = self.session_key
+        if valid_key(session_key):
+            await _in_thread(_delete_item)(session_key)
+
+    # --- maintenance -------------------------------------------------------------
+
+    @classmethod
+    def clear_expired(cls) -> int:
+        """Delete expired sessions; return how many. TTL does this for free
+        (late); this is for tables without TTL or to reclaim space now.
+
+        Cost: a Scan reads (and bills) every item of the table, whatever the
+        filter keeps, plus one write per deleted item.
+        """
+        handle = get_handle()
+        table = _table(handle)
+        params: dict[str, Any] = {
+            "TableName": table,
+            "FilterExpression": "#e <= :now",
+            "ProjectionExpression": "#k",
+            "ExpressionAttributeNames": {"#e": EXPIRES, "#k": KEY},
+            "ExpressionAttributeValues": {":now": {"N": str(int(time.time()))}},
+        }
+        deleted = 0
+        while True:
+            page = handle.call("scan", **params)
+            keys = [{KEY: item[KEY]} for item in page.get("Items", [])]
+            for start in range(0, len(keys), BATCH_SIZE):
+                _batch_delete(handle, table, keys[start : start + BATCH_SIZE])
+            deleted += len(keys)
+            if "LastEvaluatedKey" not in page:
+                break
+            params["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+        logger.info("clear_expired: deleted %d expired sessions from %s", deleted, table)
+        return deleted
+
+    @classmethod
+    async def aclear_expired(cls) -> int:
+        return await _in_thread(cls.clear_expired)()
+
+
+if settings.configured and settings.SESSION_ENGINE == __name__:
+    register_table()
