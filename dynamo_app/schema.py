@@ -45,6 +45,25 @@ POLL_MAX = 5.0
 
 T = TypeVar("T")
 R = TypeVar("R")
+WORKER_PREFIX = "dynamo-schema"
+
+
+class _QuietPoolOverflow(logging.Filter):
+    """Drop urllib3's "Connection pool is full" from our describe threads.
+
+    Describing runs up to MAX_WORKERS requests at once, more than the client
+    keeps idle (DYNAMO['MAX_IDLE_CONNS']); closing the extra connections after
+    the burst is exactly what that setting asks for, so it is no warning.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (
+            (record.threadName or "").startswith(WORKER_PREFIX)
+            and str(record.msg).startswith("Connection pool is full")
+        )
+
+
+logging.getLogger("urllib3.connectionpool").addFilter(_QuietPoolOverflow())
 
 
 class ChangeKind(enum.StrEnum):
@@ -131,7 +150,7 @@ def _in_parallel(func: Callable[[T], R], items: list[T]) -> list[R]:
     if len(items) <= 1:
         return [func(i) for i in items]
     workers = min(len(items), MAX_WORKERS)
-    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="dynamo-schema") as pool:
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix=WORKER_PREFIX) as pool:
         return list(pool.map(func, items))
 
 
@@ -324,7 +343,7 @@ def _undeclared(handle: Handle, declared_deployed: set[str]) -> list[TableChange
             name[len(prefix) :],
             name,
             f"Table {name!r} starts with TABLE_PREFIX {prefix!r} but no model or app table "
-            f"declares {name[len(prefix):]!r}: reported only, dynamo_migrate never deletes a "
+            f"declares {name[len(prefix) :]!r}: reported only, dynamo_migrate never deletes a "
             "table.",
         )
         for name in sorted(names)
@@ -404,9 +423,10 @@ def migrate(
 
     def apply(table_changes: list[TableChange]) -> tuple[list[TableChange], Exception | None]:
         done: list[TableChange] = []
+        description = table_changes[0].description
         try:
             for c in table_changes:
-                _apply(handle, c, deadline, report)
+                description = _apply(handle, c, description, deadline, report)
                 done.append(c)
         except MigrationTimeout as exc:
             return done, exc
@@ -433,30 +453,56 @@ def _locked(progress: Progress) -> Progress:
     return call
 
 
-def _apply(handle: Handle, change: TableChange, deadline: float, report: Progress) -> None:
+def _apply(
+    handle: Handle,
+    change: TableChange,
+    description: Mapping[str, Any] | None,
+    deadline: float,
+    report: Progress,
+) -> Mapping[str, Any]:
+    """Apply one change; return the table's description after it (the next
+    change of the same table starts from there, not from the plan's)."""
+    if change.kind is ChangeKind.CREATE:
+        return _create_table(handle, change, deadline, report)
+    return _add_index(handle, change, description, deadline, report)
+
+
+def _create_table(
+    handle: Handle, change: TableChange, deadline: float, report: Progress
+) -> Mapping[str, Any]:
+    """CreateTable (indexes included), wait until ACTIVE, then turn TTL on."""
     definition = cast(TableDefinition, change.definition)
     name = change.deployed_name
-    if change.kind is ChangeKind.CREATE:
-        report(change, "creating table")
-        try:
-            created = handle.call("create_table", **definition.create_request(name))
-            first: Mapping[str, Any] | None = created["TableDescription"]
-        except ServiceError as exc:
-            if exc.code != "ResourceInUseException":
-                raise
-            report(change, "already being created by another process; waiting for it")
-            first = None
-        _wait(handle, change, deadline, report, first, _table_ready)
-        if definition.ttl_attribute:
-            _enable_ttl(handle, name, definition.ttl_attribute)
-            report(change, f"TTL enabled on {definition.ttl_attribute!r}")
-        report(change, "created, ACTIVE")
-        return
+    report(change, "creating table")
+    try:
+        created = handle.call("create_table", **definition.create_request(name))
+        first: Mapping[str, Any] | None = created["TableDescription"]
+    except ServiceError as exc:
+        if exc.code != "ResourceInUseException":
+            raise
+        report(change, "already being created by another process; waiting for it")
+        first = None
+    created_description = _wait(handle, change, deadline, report, first, _table_ready)
+    if definition.ttl_attribute:
+        _enable_ttl(handle, name, definition.ttl_attribute)
+        report(change, f"TTL enabled on {definition.ttl_attribute!r}")
+    report(change, "created, ACTIVE")
+    return created_description
 
+
+def _add_index(
+    handle: Handle,
+    change: TableChange,
+    description: Mapping[str, Any] | None,
+    deadline: float,
+    report: Progress,
+) -> Mapping[str, Any]:
+    """UpdateTable with one new global index; wait until the index is ACTIVE."""
+    name = change.deployed_name
     index = cast(IndexDefinition, change.index)
-    description = change.description or {}
-    if description.get("TableStatus") != "ACTIVE":  # UpdateTable needs an ACTIVE table
-        _wait(handle, change, deadline, report, None, _table_ready)
+    if description is None or description.get("TableStatus") != "ACTIVE":
+        # UpdateTable needs an ACTIVE table
+        description = _wait(handle, change, deadline, report, None, _table_ready)
     create: dict[str, Any] = {
         "IndexName": index.name,
         "KeySchema": index.key_schema(),
@@ -470,19 +516,27 @@ def _apply(handle: Handle, change: TableChange, deadline: float, report: Progres
             "ReadCapacityUnits": throughput["ReadCapacityUnits"],
             "WriteCapacityUnits": throughput["WriteCapacityUnits"],
         }
+    # Send the table's attribute definitions too: DynamoDB merges them with the
+    # new index's, while moto replaces the table's with whatever is sent.
+    attributes = {
+        a["AttributeName"]: a["AttributeType"] for a in description.get("AttributeDefinitions", [])
+    }
+    for key in (index.partition_key, index.sort_key):
+        if key is not None:
+            attributes[key.name] = key.type
     report(change, f"adding global index {index.name!r}")
     updated = handle.call(
         "update_table",
         TableName=name,
         AttributeDefinitions=[
-            {"AttributeName": k.name, "AttributeType": k.type}
-            for k in (index.partition_key, index.sort_key)
-            if k is not None
+            {"AttributeName": n, "AttributeType": t} for n, t in attributes.items()
         ],
         GlobalSecondaryIndexUpdates=[{"Create": create}],
     )
-    _wait(handle, change, deadline, report, updated["TableDescription"], _index_ready(index.name))
+    ready = _index_ready(index.name)
+    description = _wait(handle, change, deadline, report, updated["TableDescription"], ready)
     report(change, f"global index {index.name!r} ACTIVE")
+    return description
 
 
 def _table_ready(description: Mapping[str, Any]) -> str | None:
@@ -510,7 +564,7 @@ def _wait(
     report: Progress,
     first: Mapping[str, Any] | None,
     ready: Callable[[Mapping[str, Any]], str | None],
-) -> None:
+) -> Mapping[str, Any]:
     """Poll DescribeTable until ``ready`` says so; ``first`` (the response of the
     call that started the work) saves a request when it is already ACTIVE."""
     started = time.monotonic()
@@ -521,7 +575,7 @@ def _wait(
             description = _describe(handle, change.deployed_name)
         waiting_for = ready(description) if description is not None else "table not visible yet"
         if waiting_for is None:
-            return
+            return cast(Mapping[str, Any], description)
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             raise MigrationTimeout(

@@ -1,0 +1,483 @@
+"""plan / migrate / verify against the local server: every plan branch, with
+tables made "wrong" by hand through the raw client."""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from botocore.exceptions import ClientError
+from django.test import override_settings
+
+from dynamo_app import schema
+from dynamo_app.exceptions import MigrationTimeout, SchemaMismatch
+from dynamo_app.handle import get_handle
+from dynamo_app.schema import ChangeKind, TableChange
+from dynamo_app.tables import IndexDefinition, KeyAttribute, TableDefinition, registry
+from dynamo_app.testing import RequestCounter, count_requests
+from dynamo_app.testing import test_settings as settings_for
+
+S, N = "S", "N"
+PLAYER = TableDefinition(
+    "sch_player",
+    KeyAttribute("team_id", S),
+    KeyAttribute("player_id", S),
+    indexes=(
+        IndexDefinition("by_number", "global", KeyAttribute("uniform_number", N)),
+        IndexDefinition(
+            "by_name", "local", KeyAttribute("team_id", S), KeyAttribute("player_name", S)
+        ),
+    ),
+    ttl_attribute="expires_at",
+    owner="tests.Player",
+)
+EVENT = TableDefinition("sch_event", KeyAttribute("event_id", S), owner="tests.Event")
+
+
+@pytest.fixture
+def declare(dynamo_db: Any) -> Iterator[Callable[[TableDefinition], TableDefinition]]:
+    """Register definitions after the fixture made its tables, so they start
+    missing; unregister them afterwards so no other test sees them."""
+    declared: list[str] = []
+
+    def register(definition: TableDefinition) -> TableDefinition:
+        registry.register(definition)
+        declared.append(definition.declared_name)
+        return definition
+
+    yield register
+    for name in declared:
+        registry.unregister(name)
+
+
+def make_table(name: str, *keys: tuple[str, str, str], **params: Any) -> None:
+    """Create a table by hand: keys are (attribute, type, HASH|RANGE)."""
+    get_handle().client.create_table(
+        TableName=name,
+        KeySchema=[{"AttributeName": a, "KeyType": role} for a, _, role in keys],
+        AttributeDefinitions=[
+            *[{"AttributeName": a, "AttributeType": t} for a, t, _ in keys],
+            *params.pop("extra_attributes", []),
+        ],
+        **({"BillingMode": "PAY_PER_REQUEST"} | params),
+    )
+
+
+def sent(requests: RequestCounter, operation: str) -> list[dict[str, Any]]:
+    """The parameters of each ``operation`` request, as sent."""
+    return [json.loads(p["body"]) for op, p in requests.calls if op == operation]
+
+
+def changes_of(declared_name: str) -> list[TableChange]:
+    return [c for c in schema.plan() if c.declared_name == declared_name]
+
+
+def describe(name: str) -> dict[str, Any]:
+    return get_handle().client.describe_table(TableName=name)["Table"]
+
+
+# --- create -----------------------------------------------------------------------
+
+
+def test_missing_table_is_planned_then_created_with_indexes_and_ttl(declare):
+    declare(PLAYER)
+    [change] = changes_of("sch_player")
+    assert change.kind is ChangeKind.CREATE and change.executable
+    assert change.deployed_name == "test-sch_player"
+    assert "'sch_player' (deployed as 'test-sch_player') does not exist" in change.detail
+    assert "dynamo_migrate" in change.detail
+
+    result = schema.migrate()
+
+    assert [c.deployed_name for c in result.applied] == ["test-sch_player"]
+    table = describe("test-sch_player")
+    assert table["TableStatus"] == "ACTIVE"
+    assert [i["IndexName"] for i in table["GlobalSecondaryIndexes"]] == ["by_number"]
+    assert [i["IndexName"] for i in table["LocalSecondaryIndexes"]] == ["by_name"]
+    ttl = get_handle().client.describe_time_to_live(TableName="test-sch_player")
+    assert ttl["TimeToLiveDescription"]["AttributeName"] == "expires_at"
+    assert [c.kind for c in changes_of("sch_player")] == [ChangeKind.IN_SYNC]
+
+
+def test_second_migrate_changes_nothing(declare):
+    declare(PLAYER)
+    declare(EVENT)
+    with count_requests() as first:
+        schema.migrate()
+    assert first["CreateTable"] == 2 and first["UpdateTimeToLive"] == 1
+
+    with count_requests() as second:
+        result = schema.migrate()
+
+    assert second["CreateTable"] == second["UpdateTable"] == second["UpdateTimeToLive"] == 0
+    assert second["DescribeTable"] == len(registry.definitions())  # one per table, no waits
+    assert result.applied == [] and result.mismatches == []
+
+
+def test_tables_are_created_under_the_resolved_name(declare):
+    declare(EVENT)
+    with override_settings(
+        DYNAMO=settings_for(
+            {"TABLE_NAMES": {"sch_event": "events-prod-8f21c"}}, get_handle().endpoint_url
+        )
+    ):
+        result = schema.migrate()
+        assert [c.deployed_name for c in result.applied] == ["events-prod-8f21c"]
+        assert describe("events-prod-8f21c")["TableStatus"] == "ACTIVE"
+
+
+# --- key mismatches -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "keys, observed",
+    [
+        (
+            [("team", S, "HASH"), ("player_id", S, "RANGE")],
+            "partition key team (S), sort key player_id (S)",
+        ),
+        (
+            [("team_id", N, "HASH"), ("player_id", S, "RANGE")],
+            "partition key team_id (N), sort key player_id (S)",
+        ),
+        ([("team_id", S, "HASH")], "partition key team_id (S), no sort key"),
+        (
+            [("player_id", S, "HASH"), ("team_id", S, "RANGE")],
+            "partition key player_id (S), sort key team_id (S)",
+        ),
+    ],
+    ids=["wrong-name", "wrong-type", "missing-sort-key", "swapped"],
+)
+def test_key_mismatch_names_both_shapes_and_is_never_executed(declare, keys, observed):
+    declare(PLAYER)
+    make_table("test-sch_player", *keys)
+
+    [change] = changes_of("sch_player")
+
+    assert change.kind is ChangeKind.KEY_MISMATCH and not change.executable
+    assert change.desired == "partition key team_id (S), sort key player_id (S)"
+    assert change.observed == observed
+    assert "'sch_player' (deployed as 'test-sch_player')" in change.detail
+    assert change.desired in change.detail and observed in change.detail
+    with count_requests() as requests:
+        result = schema.migrate()
+    assert requests["CreateTable"] == requests["UpdateTable"] == requests["DeleteTable"] == 0
+    assert result.mismatches == [change]
+    with pytest.raises(SchemaMismatch) as error:
+        schema.verify()
+    assert error.value.problems == [change.detail]
+
+
+# --- indexes ----------------------------------------------------------------------------
+
+
+def test_missing_global_index_is_added_one_per_update_table(declare):
+    second = IndexDefinition(
+        "by_name_g", "global", KeyAttribute("player_name", S), projection=("uniform_number",)
+    )
+    declare(
+        TableDefinition(
+            "sch_player",
+            PLAYER.partition_key,
+            PLAYER.sort_key,
+            indexes=(PLAYER.indexes[0], second),
+            owner="tests.Player",
+        )
+    )
+    make_table("test-sch_player", ("team_id", S, "HASH"), ("player_id", S, "RANGE"))
+    changes = changes_of("sch_player")
+    assert [(c.kind, c.index_name) for c in changes] == [
+        (ChangeKind.ADD_INDEX, "by_number"),
+        (ChangeKind.ADD_INDEX, "by_name_g"),
+    ]
+    assert "has no global index by_number: uniform_number (N), projection ALL" in changes[0].detail
+
+    with count_requests() as requests:
+        result = schema.migrate()
+
+    updates = sent(requests, "UpdateTable")
+    assert [len(p["GlobalSecondaryIndexUpdates"]) for p in updates] == [1, 1]
+    assert requests["CreateTable"] == 0
+    assert [c.index_name for c in result.applied] == ["by_number", "by_name_g"]
+    indexes = {i["IndexName"]: i for i in describe("test-sch_player")["GlobalSecondaryIndexes"]}
+    assert indexes["by_name_g"]["Projection"] == {
+        "ProjectionType": "INCLUDE",
+        "NonKeyAttributes": ["uniform_number"],
+    }
+    assert [c.kind for c in changes_of("sch_player")] == [ChangeKind.IN_SYNC]
+
+
+def test_index_added_to_a_provisioned_table_gets_the_tables_capacity(declare):
+    declare(
+        TableDefinition(
+            "sch_player", PLAYER.partition_key, PLAYER.sort_key, indexes=PLAYER.indexes[:1]
+        )
+    )
+    make_table(
+        "test-sch_player",
+        ("team_id", S, "HASH"),
+        ("player_id", S, "RANGE"),
+        BillingMode="PROVISIONED",
+        ProvisionedThroughput={"ReadCapacityUnits": 3, "WriteCapacityUnits": 2},
+    )
+    with count_requests() as requests:
+        schema.migrate()
+    [update] = sent(requests, "UpdateTable")
+    create = update["GlobalSecondaryIndexUpdates"][0]["Create"]
+    assert create["ProvisionedThroughput"] == {"ReadCapacityUnits": 3, "WriteCapacityUnits": 2}
+
+
+def test_missing_local_index_is_reported_not_executed(declare):
+    declare(PLAYER)
+    make_table(
+        "test-sch_player",
+        ("team_id", S, "HASH"),
+        ("player_id", S, "RANGE"),
+        extra_attributes=[{"AttributeName": "uniform_number", "AttributeType": N}],
+        GlobalSecondaryIndexes=[
+            {
+                "IndexName": "by_number",
+                "KeySchema": [{"AttributeName": "uniform_number", "KeyType": "HASH"}],
+                "Projection": {"ProjectionType": "ALL"},
+            }
+        ],
+    )
+    [change] = changes_of("sch_player")
+    assert change.kind is ChangeKind.MISSING_LOCAL_INDEX and not change.executable
+    assert "local index by_name: team_id (S), player_name (S)" in change.detail
+    assert "only be created with its table" in change.detail
+    with count_requests() as requests:
+        assert schema.migrate().mismatches == [change]
+    assert requests["UpdateTable"] == requests["CreateTable"] == 0
+
+
+@pytest.mark.parametrize(
+    "index_keys, projection, observed",
+    [
+        ([("uniform_number", S, "HASH")], {"ProjectionType": "ALL"}, "uniform_number (S)"),
+        ([("uniform_number", N, "HASH")], {"ProjectionType": "KEYS_ONLY"}, "KEYS_ONLY"),
+    ],
+    ids=["key-type", "projection"],
+)
+def test_index_mismatch_names_both_shapes(declare, index_keys, projection, observed):
+    declare(
+        TableDefinition(
+            "sch_player", PLAYER.partition_key, PLAYER.sort_key, indexes=PLAYER.indexes[:1]
+        )
+    )
+    make_table(
+        "test-sch_player",
+        ("team_id", S, "HASH"),
+        ("player_id", S, "RANGE"),
+        extra_attributes=[{"AttributeName": a, "AttributeType": t} for a, t, _ in index_keys],
+        GlobalSecondaryIndexes=[
+            {
+                "IndexName": "by_number",
+                "KeySchema": [{"AttributeName": a, "KeyType": r} for a, _, r in index_keys],
+                "Projection": projection,
+            }
+        ],
+    )
+    [change] = changes_of("sch_player")
+    assert change.kind is ChangeKind.INDEX_MISMATCH and change.index_name == "by_number"
+    assert change.desired == "global index by_number: uniform_number (N), projection ALL"
+    assert observed in change.observed and change.observed in change.detail
+    assert change.desired in change.detail
+
+
+def test_indexes_no_model_declares_are_left_alone(declare):
+    declare(EVENT)
+    make_table(
+        "test-sch_event",
+        ("event_id", S, "HASH"),
+        extra_attributes=[{"AttributeName": "kind", "AttributeType": S}],
+        GlobalSecondaryIndexes=[
+            {
+                "IndexName": "ops_by_kind",
+                "KeySchema": [{"AttributeName": "kind", "KeyType": "HASH"}],
+                "Projection": {"ProjectionType": "ALL"},
+            }
+        ],
+    )
+    assert [c.kind for c in changes_of("sch_event")] == [ChangeKind.IN_SYNC]
+
+
+# --- undeclared tables -------------------------------------------------------------------
+
+
+def test_undeclared_table_under_the_prefix_is_reported_and_kept(declare):
+    declare(EVENT)
+    make_table("test-legacy_orders", ("id", S, "HASH"))
+    make_table("other-app-table", ("id", S, "HASH"))
+
+    undeclared = [c for c in schema.plan() if c.kind is ChangeKind.UNDECLARED]
+
+    assert [c.deployed_name for c in undeclared] == ["test-legacy_orders"]
+    assert undeclared[0].declared_name == "legacy_orders"
+    assert "never deletes" in undeclared[0].detail
+    with count_requests() as requests:
+        result = schema.migrate()
+    assert requests["DeleteTable"] == 0
+    assert undeclared[0] in result.reported and result.mismatches == []
+    assert describe("test-legacy_orders")["TableStatus"] == "ACTIVE"
+    schema.verify()  # an undeclared table is no reason to refuse to start
+
+
+def test_undeclared_tables_are_listed_across_pages(declare, monkeypatch):
+    for i in range(3):
+        make_table(f"test-old_{i}", ("id", S, "HASH"))
+    client = get_handle().client
+    real = client.list_tables
+    monkeypatch.setattr(client, "list_tables", lambda **kw: real(Limit=1, **kw))
+    with count_requests() as requests:
+        undeclared = [c.deployed_name for c in schema.plan() if c.kind is ChangeKind.UNDECLARED]
+    assert undeclared == ["test-old_0", "test-old_1", "test-old_2"]
+    assert requests["ListTables"] >= 3
+
+
+def test_without_a_prefix_no_table_is_called_undeclared(dynamo_db):
+    make_table("someone_elses", ("id", S, "HASH"))
+    with override_settings(DYNAMO=settings_for({}, get_handle().endpoint_url)):
+        with count_requests() as requests:
+            changes = schema.plan()
+    assert requests["ListTables"] == 0
+    assert not [c for c in changes if c.kind is ChangeKind.UNDECLARED]
+
+
+# --- verify -----------------------------------------------------------------------------------
+
+
+def test_verify_describes_each_table_once_and_passes_when_in_sync(declare):
+    declare(PLAYER)
+    declare(EVENT)
+    schema.migrate()
+    with count_requests() as requests:
+        schema.verify()
+    assert requests.total == requests["DescribeTable"] == len(registry.definitions())
+
+
+def test_verify_lists_every_problem_and_says_what_to_run(declare):
+    declare(PLAYER)
+    declare(EVENT)
+    make_table("test-sch_event", ("event_id", N, "HASH"))
+    with pytest.raises(SchemaMismatch) as error:
+        schema.verify()
+    message = str(error.value)
+    assert len(error.value.problems) == 2
+    assert "'sch_player' (deployed as 'test-sch_player') does not exist" in message
+    assert "run `python manage.py dynamo_migrate`" in message
+    assert "declared partition key event_id (S)" in message
+    assert "deployed partition key event_id (N)" in message
+
+
+# --- waiting --------------------------------------------------------------------------------
+
+
+def pretend_status(status: str, polls: int, table_name: str = "") -> Callable[..., None]:
+    """An after-call hook reporting ``status`` for the next ``polls`` answers
+    (about ``table_name`` only, when given)."""
+    left = {"n": polls}
+
+    def hook(parsed: dict[str, Any], **kwargs: Any) -> None:
+        table = parsed.get("Table") or parsed.get("TableDescription")
+        if table and left["n"] > 0 and table_name in ("", table["TableName"]):
+            left["n"] -= 1
+            table["TableStatus"] = status
+
+    return hook
+
+
+@pytest.fixture
+def hooks() -> Iterator[Callable[[str, Callable[..., Any]], None]]:
+    events = get_handle().client.meta.events
+    added: list[tuple[str, Callable[..., Any]]] = []
+
+    def add(event: str, handler: Callable[..., Any]) -> None:
+        events.register(event, handler)
+        added.append((event, handler))
+
+    yield add
+    for event, handler in added:
+        events.unregister(event, handler)
+
+
+def test_migrate_waits_for_active_and_reports_progress(declare, hooks, monkeypatch):
+    monkeypatch.setattr(schema, "POLL_FIRST", 0.01)
+    declare(EVENT)
+    hooks("after-call.dynamodb.CreateTable", pretend_status("CREATING", 1))
+    hooks("after-call.dynamodb.DescribeTable", pretend_status("CREATING", 1))
+    seen: list[str] = []
+
+    with count_requests() as requests:
+        schema.migrate(progress=lambda change, message: seen.append(message))
+
+    assert requests["DescribeTable"] == len(registry.definitions()) + 2  # plan, then 2 polls
+    assert seen[0] == "creating table"
+    assert [m for m in seen if m.startswith("waiting")] == [
+        "waiting: table CREATING (0s)",
+        "waiting: table CREATING (0s)",
+    ]
+    assert seen[-1] == "created, ACTIVE"
+
+
+def test_migrate_timeout_names_the_table(declare, hooks, monkeypatch):
+    monkeypatch.setattr(schema, "POLL_FIRST", 0.01)
+    declare(EVENT)
+    declare(PLAYER)
+    hooks("after-call.dynamodb.CreateTable", pretend_status("CREATING", 1, "test-sch_event"))
+    hooks("after-call.dynamodb.DescribeTable", pretend_status("CREATING", 10**6, "test-sch_event"))
+
+    with pytest.raises(MigrationTimeout) as error:
+        schema.migrate(timeout=0.2)
+
+    message = str(error.value)
+    assert "'sch_event' (deployed as 'test-sch_event'): table CREATING after" in message
+    assert "dynamo_migrate" in message and "--timeout" in message
+    assert "sch_player" not in message  # created in parallel, not stuck behind sch_event
+
+
+def test_ttl_already_enabled_is_not_an_error(declare, hooks):
+    declare(PLAYER)
+
+    def already(**kwargs: Any) -> None:
+        raise ClientError(
+            {"Error": {"Code": "ValidationException", "Message": "TimeToLive is already enabled"}},
+            "UpdateTimeToLive",
+        )
+
+    hooks("before-call.dynamodb.UpdateTimeToLive", already)
+    assert [c.declared_name for c in schema.migrate().applied] == ["sch_player"]
+
+
+# --- concurrency ---------------------------------------------------------------------------
+
+
+def test_verify_of_50_tables_overlaps_the_round_trips(dynamo_db, hooks, caplog):
+    definitions = [
+        TableDefinition(f"sch_many_{i:02d}", KeyAttribute("id", S), owner="tests")
+        for i in range(50)
+    ]
+    for definition in definitions:
+        registry.register(definition)
+    try:
+        schema.migrate()
+        hooks("before-send.dynamodb.DescribeTable", lambda **kw: time.sleep(0.02))  # a WAN RTT
+        handle = get_handle()
+        started = time.perf_counter()
+        for definition in definitions:
+            handle.call("describe_table", TableName=handle.table_name(definition.declared_name))
+        serial = time.perf_counter() - started
+        started = time.perf_counter()
+        with caplog.at_level(logging.WARNING):
+            schema.verify()
+        concurrent = time.perf_counter() - started
+    finally:
+        for definition in definitions:
+            registry.unregister(definition.declared_name)
+    tables = len(definitions) + len(registry.definitions())
+    assert concurrent / tables * len(definitions) < 0.3 * serial, (concurrent, serial)
+    assert not caplog.records  # no "Connection pool is full" for the extra connections
