@@ -7,6 +7,7 @@ tables, and leave the registry as they found it.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 from typing import Any
 
@@ -18,6 +19,7 @@ from dynamo_app.tables import registry
 ENGINE = "dynamo_app.sessions"
 
 
+@contextlib.contextmanager
 def session_tables(request: pytest.FixtureRequest) -> Iterator[Any]:
     """Register the session table, then give fresh tables (``dynamo_db``)."""
     was_registered = SESSION_TABLE.declared_name in registry

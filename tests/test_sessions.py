@@ -34,7 +34,8 @@ run = async_to_sync
 
 @pytest.fixture(autouse=True)
 def tables(request: pytest.FixtureRequest) -> Iterator[Any]:
-    yield from session_tables(request)
+    with session_tables(request) as handle:
+        yield handle
 
 
 @pytest.fixture
