@@ -1,0 +1,144 @@
+"""``manage.py dynamo_plan`` and ``dynamo_migrate`` against the local server."""
+
+from __future__ import annotations
+
+import json
+from io import StringIO
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.test import override_settings
+
+from dynamo_app import schema
+from dynamo_app.handle import get_handle
+from dynamo_app.testing import test_settings as settings_for
+from tests.test_schema import EVENT, PLAYER, S, declare, hooks, make_table, pretend_status
+
+__all__ = ["declare", "hooks"]  # fixtures shared with test_schema
+
+
+def run(*args: str) -> str:
+    out = StringIO()
+    call_command(*args, stdout=out, no_color=True)
+    return out.getvalue()
+
+
+def row_of(output: str, deployed_name: str) -> str:
+    [row] = [line for line in output.splitlines() if f" {deployed_name} " in f" {line} "]
+    return row
+
+
+def test_plan_prints_one_row_per_change(declare):
+    declare(PLAYER)
+    declare(EVENT)
+    make_table("test-sch_event", ("event_key", S, "HASH"))
+    make_table("test-forgotten", ("id", S, "HASH"))
+
+    output = run("dynamo_plan")
+
+    assert output.splitlines()[0].split() == ["DECLARED", "DEPLOYED", "CHANGE", "DETAIL"]
+    assert row_of(output, "test-sch_player").split()[:3] == [
+        "sch_player",
+        "test-sch_player",
+        "create",
+    ]
+    event = row_of(output, "test-sch_event")
+    assert event.split()[:4] == ["sch_event", "test-sch_event", "key", "mismatch"]
+    assert "declared partition key event_id (S)" in event
+    assert "deployed partition key event_key (S)" in event
+    assert row_of(output, "test-forgotten").split()[:3] == ["-", "test-forgotten", "undeclared"]
+    assert "1 to apply, 1 mismatched, 1 undeclared" in output
+    assert "Undeclared tables are not listed" not in output
+
+
+def test_plan_json_is_for_machines(declare):
+    declare(EVENT)
+    document = json.loads(run("dynamo_plan", "--json"))
+    [change] = [c for c in document["changes"] if c["declared_name"] == "sch_event"]
+    assert change == {
+        "kind": "create",
+        "declared_name": "sch_event",
+        "deployed_name": "test-sch_event",
+        "index_name": None,
+        "executable": True,
+        "desired": "partition key event_id (S), no sort key",
+        "observed": None,
+        "detail": change["detail"],
+    }
+    assert document["undeclared_tables_listed"] is True
+
+
+def test_plan_check_fails_while_anything_is_pending(declare):
+    declare(EVENT)
+    with pytest.raises(SystemExit) as exit_:
+        run("dynamo_plan", "--check")
+    assert exit_.value.code == 1
+    schema.migrate()
+    make_table("test-forgotten", ("id", S, "HASH"))
+    assert "undeclared" in run("dynamo_plan", "--check")  # reported, not a failure
+
+
+def test_plan_check_fails_on_a_mismatch(declare):
+    declare(EVENT)
+    make_table("test-sch_event", ("event_id", "N", "HASH"))
+    with pytest.raises(SystemExit):
+        run("dynamo_plan", "--check", "--json")
+
+
+def test_plan_says_when_it_cannot_list_undeclared_tables(dynamo_db):
+    with override_settings(DYNAMO=settings_for({}, get_handle().endpoint_url)):
+        output = run("dynamo_plan")
+    assert "Undeclared tables are not listed" in output and "TABLE_PREFIX" in output
+
+
+def test_commands_use_the_configured_table_names(declare):
+    declare(EVENT)
+    names = {"TABLE_NAMES": {"sch_event": "events-prod-8f21c"}, "TABLE_PREFIX": "test-"}
+    with override_settings(DYNAMO=settings_for(names, get_handle().endpoint_url)):
+        assert "events-prod-8f21c" in row_of(run("dynamo_plan"), "events-prod-8f21c")
+        assert "created table 'events-prod-8f21c'" in run("dynamo_migrate")
+        assert "in sync" in row_of(run("dynamo_plan"), "events-prod-8f21c")
+
+
+def test_migrate_shows_progress_then_what_it_did_and_what_it_will_not_do(declare):
+    declare(PLAYER)
+    make_table("test-forgotten", ("id", S, "HASH"))
+
+    output = run("dynamo_migrate")
+
+    assert "  test-sch_player: creating table" in output
+    assert "  test-sch_player: TTL enabled on 'expires_at'" in output
+    assert "created table 'test-sch_player' (declared 'sch_player')" in output
+    assert "Reported, not done by dynamo_migrate:" in output
+    assert "'test-forgotten' starts with TABLE_PREFIX 'test-'" in output
+    assert "Nothing to apply." in run("dynamo_migrate")
+
+
+def test_migrate_prints_waiting_and_names_a_table_that_times_out(declare, hooks, monkeypatch):
+    monkeypatch.setattr(schema, "POLL_FIRST", 0.01)
+    declare(EVENT)
+    hooks("after-call.dynamodb.CreateTable", pretend_status("CREATING", 1))
+    hooks("after-call.dynamodb.DescribeTable", pretend_status("CREATING", 10**6))
+    out = StringIO()
+    with pytest.raises(CommandError, match="'sch_event' .deployed as 'test-sch_event'."):
+        call_command("dynamo_migrate", "--timeout", "0.1", stdout=out)
+    assert "test-sch_event: waiting: table CREATING" in out.getvalue()
+
+
+def test_migrate_fails_while_a_mismatch_remains(declare):
+    declare(EVENT)
+    make_table("test-sch_event", ("event_id", "B", "HASH"))
+    out = StringIO()
+    with pytest.raises(CommandError, match="1 declared table.s. still differ"):
+        call_command("dynamo_migrate", stdout=out)
+    assert "deployed partition key event_id (B)" in out.getvalue()
+
+
+@pytest.mark.parametrize(
+    "command, option", [("dynamo_plan", "--check"), ("dynamo_migrate", "--timeout")]
+)
+def test_help_explains_the_command(command, option, capsys):
+    with pytest.raises(SystemExit):
+        call_command(command, "--help")
+    text = " ".join(capsys.readouterr().out.split())
+    assert "never" in text and option in text
