@@ -28,7 +28,7 @@ import time
 from collections.abc import Callable
 from datetime import datetime
 from decimal import Decimal, InvalidOperation
-from typing import Any, TypeVar
+from typing import Any, TypeGuard, TypeVar
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
@@ -73,7 +73,7 @@ def register_table() -> None:
     registry.register(SESSION_TABLE)
 
 
-def valid_key(key: object) -> bool:
+def valid_key(key: object) -> TypeGuard[str]:
     """Whether ``key`` could have come from Django's key generator."""
     return isinstance(key, str) and _VALID_KEY.fullmatch(key) is not None
 
@@ -91,7 +91,7 @@ def _expires_at(item: dict[str, Any]) -> Decimal | None:
         return None
 
 
-def _live(item: dict[str, Any] | None) -> bool:
+def _live(item: dict[str, Any] | None) -> TypeGuard[dict[str, Any]]:
     """An item exists and has not expired. TTL deletes days late, so check."""
     if item is None:
         return False
@@ -192,7 +192,6 @@ class SessionStore(SessionBase):
         if not _live(item):
             self._session_key = None  # never reuse a key the client chose
             return {}
-        assert item is not None
         return self.decode(item.get(DATA, {}).get("S", ""))
 
     def load(self) -> dict[str, Any]:
@@ -208,7 +207,7 @@ class SessionStore(SessionBase):
     def exists(self, session_key: str | None) -> bool:
         if not valid_key(session_key):
             return False
-        return _live(_get_item(session_key, expiry_only=True))  # type: ignore[arg-type]
+        return _live(_get_item(session_key, expiry_only=True))
 
     async def aexists(self, session_key: str | None) -> bool:
         if not valid_key(session_key):
@@ -237,37 +236,36 @@ class SessionStore(SessionBase):
             self.modified = True
             return
 
-    def _item(self, data: dict[str, Any], expiry: datetime) -> dict[str, Any]:
-        assert self.session_key is not None
+    def _item(self, key: str, data: dict[str, Any], expiry: datetime) -> dict[str, Any]:
         encoded = self.encode(data)
         expires = str(int(expiry.timestamp()))
-        size = len(KEY) + len(self.session_key) + len(DATA) + len(encoded.encode())
+        size = len(KEY) + len(key) + len(DATA) + len(encoded.encode())
         size += len(EXPIRES) + len(expires)
         if size > MAX_ITEM_BYTES:
             raise ItemTooLarge(
                 f"The session is {size} bytes encoded, over DynamoDB's 400 KB item limit; "
                 "nothing was saved. Keep large data in a model and only its key in the session."
             )
-        return {KEY: {"S": self.session_key}, DATA: {"S": encoded}, EXPIRES: {"N": expires}}
+        return {KEY: {"S": key}, DATA: {"S": encoded}, EXPIRES: {"N": expires}}
 
     def save(self, must_create: bool = False) -> None:
         if self.session_key is None:
             return self.create()
         data = self._get_session(no_load=must_create)
-        _put_item(self._item(data, self.get_expiry_date()), must_create)
+        _put_item(self._item(self.session_key, data, self.get_expiry_date()), must_create)
 
     async def asave(self, must_create: bool = False) -> None:
         if self.session_key is None:
             return await self.acreate()
         data = await self._aget_session(no_load=must_create)
-        item = self._item(data, await self.aget_expiry_date())
+        item = self._item(self.session_key, data, await self.aget_expiry_date())
         await _in_thread(_put_item)(item, must_create)
 
     def delete(self, session_key: str | None = None) -> None:
         if session_key is None:
             session_key = self.session_key
         if valid_key(session_key):
-            _delete_item(session_key)  # type: ignore[arg-type]
+            _delete_item(session_key)
 
     async def adelete(self, session_key: str | None = None) -> None:
         if session_key is None:
