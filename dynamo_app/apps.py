@@ -1,12 +1,13 @@
 """Startup: settings -> handle -> table names -> auto-migrate / verify.
 
-When the schema step runs (documented in the README, "Schema workflow"):
+When the schema step runs (documented in docs/schema.md, "Schema workflow"):
 it runs in every process that will serve or use the models - WSGI/ASGI
 workers, ``runserver`` (in the serving child, not the autoreloader's watcher),
 ``shell``, custom commands - and is skipped for the management commands that
 inspect or fix the schema or do not touch DynamoDB at all
 (``SCHEMA_EXEMPT_COMMANDS``), and for test runs (``dynamo_app.testing``
-creates the tables itself).
+creates the tables itself). Where it is skipped, so is the VERIFY_SCHEMA=False
+warning: it would only be noise there.
 """
 
 from __future__ import annotations
@@ -14,8 +15,12 @@ from __future__ import annotations
 import logging
 import os
 import sys
+from typing import TYPE_CHECKING
 
 from django.apps import AppConfig
+
+if TYPE_CHECKING:
+    from .conf import DynamoSettings
 
 logger = logging.getLogger("dynamo_app")
 
@@ -70,14 +75,33 @@ def schema_step_applies(argv: list[str] | None = None) -> bool:
     return True
 
 
+def run_schema_step(settings: DynamoSettings) -> None:
+    """AUTO_MIGRATE, then VERIFY_SCHEMA: the startup half of the schema workflow."""
+    from . import schema
+
+    if settings.auto_migrate:  # conf refuses it unless DEBUG is true
+        result = schema.migrate()
+        for change in result.applied:
+            logger.info("dynamo_app: AUTO_MIGRATE applied: %s", change.detail)
+        for change in result.reported:
+            logger.warning("dynamo_app: AUTO_MIGRATE will not do this: %s", change.detail)
+    if settings.verify_schema:
+        schema.verify()  # SchemaMismatch: the process refuses to start
+    else:
+        logger.warning(
+            "dynamo_app: DYNAMO['VERIFY_SCHEMA'] is False: deployed tables are not checked "
+            "against the models at startup, so a missing table, a changed key or a missing "
+            "index shows up only as request errors. Run `python manage.py dynamo_plan --check` "
+            "in your deploy pipeline instead."
+        )
+
+
 class DynamoAppConfig(AppConfig):
     name = "dynamo_app"
     verbose_name = "DynamoDB"
 
     def ready(self) -> None:
-        # Imported for their registrations: the system checks, and the session
-        # table when SESSION_ENGINE is dynamo_app.sessions.
-        from . import checks, sessions  # noqa: F401
+        from . import checks  # noqa: F401  (registers the system checks)
         from .conf import get_settings
         from .handle import get_handle
         from .tables import registry
@@ -88,18 +112,5 @@ class DynamoAppConfig(AppConfig):
             return
         handle = get_handle()
         handle.resolver.check(d.declared_name for d in registry.definitions())
-        if not settings.verify_schema:
-            logger.warning(
-                "dynamo_app: DYNAMO['VERIFY_SCHEMA'] is False: deployed tables are not checked "
-                "against the models at startup, so a missing table or a changed key shows up "
-                "only as request errors. Run `python manage.py dynamo_plan --check` in your "
-                "deploy pipeline instead."
-            )
-        if not schema_step_applies():
-            return
-        from . import schema
-
-        if settings.auto_migrate:
-            schema.migrate()
-        if settings.verify_schema:
-            schema.verify()
+        if schema_step_applies():
+            run_schema_step(settings)
