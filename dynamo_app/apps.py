@@ -101,7 +101,9 @@ class DynamoAppConfig(AppConfig):
     verbose_name = "DynamoDB"
 
     def ready(self) -> None:
-        from . import checks  # noqa: F401  (registers the system checks)
+        # Imported for their registrations: the system checks, and the session
+        # table when SESSION_ENGINE is dynamo_app.sessions.
+        from . import checks, sessions  # noqa: F401
         from .conf import get_settings
         from .handle import get_handle
         from .tables import registry

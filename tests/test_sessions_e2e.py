@@ -72,6 +72,19 @@ def test_login_write_logout(client: Client, django_user_model: Any) -> None:
 
 
 @pytest.mark.django_db
+def test_login_replacing_an_anonymous_session(client: Client, django_user_model: Any) -> None:
+    django_user_model.objects.create_user(username="ada", password="pw-lovelace")
+    client.get("/sessions/count/")
+    anonymous = session_cookie(client)
+    with count_requests() as counter:
+        client.post("/sessions/login/", {"username": "ada", "password": "pw-lovelace"})
+    assert counter == {"GetItem": 1, "PutItem": 2, "DeleteItem": 1}
+    assert session_cookie(client) != anonymous  # cycled: no session fixation
+    assert stored_item(anonymous) is None
+    assert SessionStore(session_cookie(client)).load()["count"] == 1  # data carried over
+
+
+@pytest.mark.django_db
 def test_test_client_login_uses_dynamo_sessions(client: Client, django_user_model: Any) -> None:
     user = django_user_model.objects.create_user(username="grace", password="pw")
     client.force_login(user)
@@ -119,11 +132,12 @@ NODB_SCRIPT = textwrap.dedent(
     import django
 
     django.setup()
+    from dynamo_app.tables import registry
+
+    tables = [d.declared_name for d in registry.definitions()]  # before any request
     from django.conf import settings
     from django.db import connections
     from django.test import Client
-
-    from dynamo_app.tables import registry
 
     client = Client()
     counts = [client.get("/count/").json()["count"] for _ in range(3)]
@@ -132,23 +146,21 @@ NODB_SCRIPT = textwrap.dedent(
         "peek": client.get("/peek/").json(),
         "cookie": client.cookies[settings.SESSION_COOKIE_NAME].value,
         "engine": connections["default"].settings_dict["ENGINE"],
-        "tables": [d.declared_name for d in registry.definitions()],
+        "tables": tables,
     }))
     """
 )
 
 
-def test_project_without_a_database(dynamo_server: Any) -> None:
-    """DATABASES = {}, no contrib.sessions app, SESSION_ENGINE = dynamo_app.sessions:
-    startup registers and verifies the session table, and a view keeps state."""
+def run_nodb_project(url: str, prefix: str) -> subprocess.CompletedProcess[str]:
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "tests.nodb_settings",
-        "DYNAMO_TEST_ENDPOINT": dynamo_server.url,
-        "DYNAMO_TEST_PREFIX": settings.DYNAMO["TABLE_PREFIX"],
+        "DYNAMO_TEST_ENDPOINT": url,
+        "DYNAMO_TEST_PREFIX": prefix,
         "PYTHONPATH": str(ROOT),
     }
-    done = subprocess.run(
+    return subprocess.run(
         [sys.executable, "-c", NODB_SCRIPT],
         cwd=ROOT,
         env=env,
@@ -156,6 +168,12 @@ def test_project_without_a_database(dynamo_server: Any) -> None:
         text=True,
         timeout=60,
     )
+
+
+def test_project_without_a_database(dynamo_server: Any) -> None:
+    """DATABASES = {}, no contrib.sessions app, SESSION_ENGINE = dynamo_app.sessions:
+    startup registers and verifies the session table, and a view keeps state."""
+    done = run_nodb_project(dynamo_server.url, settings.DYNAMO["TABLE_PREFIX"])
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout.strip().splitlines()[-1])
     assert result["counts"] == [1, 2, 3]
@@ -163,3 +181,12 @@ def test_project_without_a_database(dynamo_server: Any) -> None:
     assert result["engine"] == "django.db.backends.dummy"  # what Django puts in for {}
     assert result["tables"] == ["dynamo_sessions"]
     assert SessionStore(result["cookie"]).load() == {"count": 3}
+
+
+def test_startup_verifies_the_session_table(dynamo_server: Any) -> None:
+    """With the table missing, the project refuses to start and says what to run."""
+    done = run_nodb_project(dynamo_server.url, "missing-")
+    assert done.returncode != 0
+    assert "SchemaMismatch" in done.stderr
+    assert "'dynamo_sessions' (deployed as 'missing-dynamo_sessions') does not exist" in done.stderr
+    assert "dynamo_migrate" in done.stderr
