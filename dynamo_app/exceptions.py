@@ -54,6 +54,12 @@ class ItemTooLarge(ValidationError):
     """An item is over DynamoDB's 400 KB limit; nothing was sent."""
 
 
+class StoredValueError(DynamoError, ValueError):
+    """An item in the table holds a value its model cannot read (e.g. a number
+    where the field stores a string): written by other code or an older model.
+    The message names the table, the field and the stored type."""
+
+
 class QueryError(DynamoError, ValueError):
     """A query cannot be run as written (e.g. no partition-key equality)."""
 

@@ -1,0 +1,74 @@
+"""``from dynamo_app import models``: declare DynamoDB tables as Django-style models.
+
+See ``docs/models.md``.
+"""
+
+from ..exceptions import (
+    AlreadyExists,
+    ConditionFailed,
+    DoesNotExist,
+    ItemTooLarge,
+    QueryError,
+    ValidationError,
+)
+from ..expressions import Attr, Condition
+from .base import Model, ModelBase, registered_models
+from .declared import DeclaredQuery
+from .fields import (
+    BinaryField,
+    BinarySetField,
+    BooleanField,
+    DateTimeField,
+    DecimalField,
+    Field,
+    FloatField,
+    IntegerField,
+    JSONField,
+    ListField,
+    MapField,
+    NumberSetField,
+    StringField,
+    StringSetField,
+    UUIDField,
+    new_uuid,
+)
+from .manager import Manager
+from .options import GlobalIndex, LocalIndex, Options
+from .query import Page, QuerySet
+
+__all__ = [
+    "AlreadyExists",
+    "Attr",
+    "BinaryField",
+    "BinarySetField",
+    "BooleanField",
+    "Condition",
+    "ConditionFailed",
+    "DateTimeField",
+    "DecimalField",
+    "DeclaredQuery",
+    "DoesNotExist",
+    "Field",
+    "FloatField",
+    "GlobalIndex",
+    "IntegerField",
+    "ItemTooLarge",
+    "JSONField",
+    "ListField",
+    "LocalIndex",
+    "MapField",
+    "Manager",
+    "Model",
+    "ModelBase",
+    "NumberSetField",
+    "Options",
+    "Page",
+    "QueryError",
+    "QuerySet",
+    "StringField",
+    "StringSetField",
+    "UUIDField",
+    "ValidationError",
+    "new_uuid",
+    "registered_models",
+]

@@ -1,0 +1,286 @@
+"""``Model`` and its metaclass: the model class is the schema.
+
+``ModelBase`` collects fields (inherited from parent models, as Django
+users expect), reads ``Meta`` into ``_meta`` (:class:`Options`), binds the
+``objects`` manager and declared queries, gives every model its own
+``DoesNotExist``, refuses a wrong declaration with one error listing every
+problem, and registers the table of every concrete model.
+
+Every instance method that talks to DynamoDB makes exactly one request.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any, ClassVar
+
+from .. import exceptions
+from ..exceptions import ConditionFailed, ModelDefinitionError
+from ..expressions import Condition
+from ..handle import get_handle
+from ..tables import registry
+from . import writes
+from .declared import DeclaredQuery
+from .fields import Field
+from .manager import Manager
+from .options import Options
+
+_models: dict[str, type[Model]] = {}
+_models_lock = threading.Lock()
+
+
+def registered_models() -> list[type[Model]]:
+    """Every concrete model class defined so far (the latest definition of each)."""
+    with _models_lock:
+        return list(_models.values())
+
+
+class ModelBase(type):
+    def __new__(mcs, name: str, bases: tuple[type, ...], attrs: dict[str, Any], **kw: Any):
+        parents = [b for b in bases if isinstance(b, ModelBase)]
+        if not parents:
+            return super().__new__(mcs, name, bases, attrs, **kw)
+        meta = attrs.pop("Meta", None)
+        own_fields = {k: v for k, v in attrs.items() if isinstance(v, Field)}
+        own_queries = {k: v for k, v in attrs.items() if isinstance(v, DeclaredQuery)}
+        cls = super().__new__(mcs, name, bases, attrs, **kw)
+
+        fields: dict[str, Field] = {}
+        queries: dict[str, DeclaredQuery] = {}
+        for parent in reversed(cls.__mro__[1:]):
+            parent_meta = getattr(parent, "_meta", None)
+            if isinstance(parent, ModelBase) and parent_meta is not None:
+                fields.update((f.name, f.clone()) for f in parent_meta.fields)
+                queries.update((n, q.clone()) for n, q in parent_meta.declared_queries.items())
+                if meta is None and parent_meta.abstract:
+                    meta = _inherited_meta(parent_meta.meta)
+        for field_name, field in sorted(own_fields.items(), key=lambda i: i[1].creation_order):
+            fields.pop(field_name, None)
+            fields[field_name] = field
+        queries.update(own_queries)
+        for field_name, field in fields.items():
+            field.bind(cls, field_name)
+            setattr(cls, field_name, field)
+        for query_name, query in queries.items():
+            query.bind(cls, query_name)
+            setattr(cls, query_name, query)
+
+        cls._meta = Options(cls, meta, list(fields.values()), queries)
+        cls.DoesNotExist = type(
+            "DoesNotExist",
+            tuple(p.DoesNotExist for p in parents if hasattr(p, "DoesNotExist"))
+            or (exceptions.DoesNotExist,),
+            {"__module__": cls.__module__, "__qualname__": f"{cls.__qualname__}.DoesNotExist"},
+        )
+        _bind_managers(cls, attrs)
+        problems = list(cls._meta.problems)
+        if not cls._meta.abstract:
+            from .declared import check_declared_queries
+
+            problems += check_declared_queries(cls)
+        if problems:
+            raise ModelDefinitionError(
+                f"{cls._meta.label} is declared wrongly:\n"
+                + "\n".join(f"  - {p} [{p.id}]" for p in problems)
+            )
+        if not cls._meta.abstract:
+            registry.register(cls._meta.table_definition())
+            with _models_lock:
+                _models[cls._meta.label] = cls
+        return cls
+
+
+def _inherited_meta(meta: type | None) -> type | None:
+    """An abstract parent's Meta, minus ``abstract`` (children are concrete by default)."""
+    if meta is None:
+        return None
+    attrs = {k: v for k, v in vars(meta).items() if not k.startswith("_") and k != "abstract"}
+    return type("Meta", (), attrs)
+
+
+def _bind_managers(cls: type[Model], attrs: dict[str, Any]) -> None:
+    declared = {k: v for k, v in attrs.items() if isinstance(v, Manager)}
+    inherited = {
+        k: v for base in cls.__mro__[1:] for k, v in vars(base).items() if isinstance(v, Manager)
+    }
+    managers = {**inherited, **declared} or {"objects": Manager()}
+    managers.setdefault("objects", Manager())
+    for name, manager in managers.items():
+        setattr(cls, name, manager.bind(cls))
+
+
+class Model(metaclass=ModelBase):
+    """Base class of every DynamoDB model. See ``docs/models.md``."""
+
+    _meta: ClassVar[Options]
+    objects: ClassVar[Manager]
+    DoesNotExist: ClassVar[type[exceptions.DoesNotExist]]
+
+    def __init__(self, **values: Any) -> None:
+        state = self.__dict__
+        for field in self._meta.fields:
+            if field.name in values:
+                state[field.name] = values.pop(field.name)
+            else:
+                state[field.name] = field.missing()
+        if values:
+            raise TypeError(
+                f"{type(self).__name__}() got unexpected field(s): {', '.join(sorted(values))}. "
+                f"Fields: {', '.join(f.name for f in self._meta.fields)}."
+            )
+        state["_extra"] = {}
+        state["_partial"] = False
+
+    # --- identity
+
+    @property
+    def key(self) -> dict[str, Any]:
+        """The primary key as ``{field name: value}``."""
+        return {f.name: self.__dict__[f.name] for f in self._meta.key_fields}
+
+    @property
+    def pk(self) -> Any:
+        """The partition key value, or ``(partition, sort)`` for a composite key."""
+        values = tuple(self.key.values())
+        return values[0] if len(values) == 1 else values
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Model) or other._meta.label != self._meta.label:
+            return NotImplemented
+        return self.key == other.key
+
+    def __hash__(self) -> int:
+        return hash((self._meta.label, tuple(self.key.values())))
+
+    def __repr__(self) -> str:
+        key = ", ".join(f"{k}={v!r}" for k, v in self.key.items())
+        return f"<{type(self).__name__}: {key}>"
+
+    @property
+    def extra_attributes(self) -> dict[str, Any]:
+        """Stored attributes the model does not declare (kept, and saved back)."""
+        from .. import wire
+
+        return {name: wire.decode(value) for name, value in self._extra.items()}
+
+    # --- building requests (for transactions) without sending them
+
+    def build_put(self, *, condition: Condition | None = None) -> dict[str, Any]:
+        """The ``Put`` parameters that ``save()`` would send."""
+        return writes.put_params(self, condition)
+
+    def build_update(
+        self, *, condition: Condition | None = None, upsert: bool = False, **actions: Any
+    ) -> dict[str, Any]:
+        """The ``Update`` parameters that ``update(**actions)`` would send."""
+        update = writes.build_update(self, **actions)
+        return writes.update_params(
+            self, update, condition if upsert else writes.both(writes.exists(self), condition)
+        )
+
+    def build_delete(self, *, condition: Condition | None = None) -> dict[str, Any]:
+        return writes.delete_params(self, condition)
+
+    def build_condition_check(self, condition: Condition) -> dict[str, Any]:
+        return writes.condition_check_params(self, condition)
+
+    # --- item operations: one request each
+
+    def save(
+        self,
+        *,
+        condition: Condition | None = None,
+        update_fields: list[str] | tuple[str, ...] | None = None,
+    ) -> None:
+        """Write the whole item (PutItem), or with ``update_fields`` only those
+        attributes of an existing item (UpdateItem)."""
+        if update_fields is not None:
+            fields = self._meta.fields_by_name
+            unknown = [name for name in update_fields if name not in fields]
+            if unknown or not update_fields:
+                raise ValueError(
+                    f"update_fields takes field names of {type(self).__name__}; got "
+                    f"{list(update_fields)!r} (fields: {', '.join(fields)})."
+                )
+            self.update(
+                set={name: self.__dict__[name] for name in update_fields}, condition=condition
+            )
+            return
+        params = self.build_put(condition=condition)
+        self._send("put_item", params, idempotent=condition is None)
+
+    def update(
+        self,
+        *,
+        set: dict[str, Any] | None = None,
+        add: dict[str, Any] | None = None,
+        remove: tuple[str, ...] | list[str] = (),
+        append: dict[str, list[Any]] | None = None,
+        discard: dict[str, Any] | None = None,
+        condition: Condition | None = None,
+        upsert: bool = False,
+    ) -> dict[str, Any]:
+        """Atomic update of the stored item (one UpdateItem); returns the new values.
+
+        ``set``: new values (``None`` removes); ``add``: add to numbers or sets;
+        ``remove``: attributes to delete; ``append``: extend lists;
+        ``discard``: remove set members. Paths may reach into maps and lists
+        (``"address.city"``). The item must exist unless ``upsert=True``. The
+        instance is refreshed with the item as stored after the update.
+        """
+        params = self.build_update(
+            set=set,
+            add=add,
+            remove=remove,
+            append=append,
+            discard=discard,
+            condition=condition,
+            upsert=upsert,
+        )
+        response = self._send(
+            "update_item", params, ReturnValues="ALL_NEW", missing_is_absent=not upsert
+        )
+        fresh = self._meta.decode(response["Attributes"])
+        self.__dict__.update(fresh.__dict__)
+        touched = [*(set or {}), *(add or {}), *remove, *(append or {}), *(discard or {})]
+        names = dict.fromkeys(self._meta.field_for_path(p)[0].name for p in touched)
+        return {name: self.__dict__[name] for name in names}
+
+    def delete(self, *, condition: Condition | None = None) -> None:
+        """Delete the item (DeleteItem); deleting a missing item is not an error
+        unless a ``condition`` says it must hold."""
+        self._send(
+            "delete_item", self.build_delete(condition=condition), idempotent=condition is None
+        )
+
+    def refresh_from_db(self, *, consistent: bool = True) -> None:
+        """Reload every attribute from the table (one strongly consistent GetItem)."""
+        fresh = type(self).objects.get(consistent=consistent, **self.key)
+        self.__dict__.update(fresh.__dict__)
+
+    # --- sending
+
+    def _send(
+        self,
+        operation: str,
+        params: dict[str, Any],
+        *,
+        idempotent: bool | None = None,
+        missing_is_absent: bool = False,
+        **extra: Any,
+    ) -> Any:
+        try:
+            return get_handle().call(operation, idempotent=idempotent, **params, **extra)
+        except ConditionFailed as exc:
+            if missing_is_absent and exc.item is None:
+                raise self.DoesNotExist(
+                    f"{type(self).__name__} {self.key} does not exist (nothing was updated). "
+                    "Pass upsert=True to create it."
+                ) from exc
+            raise self._meta_failed(exc) from exc.__cause__
+
+    def _meta_failed(self, exc: ConditionFailed) -> ConditionFailed:
+        """The same error, with the item's current values decoded to an instance."""
+        if isinstance(exc.item, dict):
+            exc.item = self._meta.decode(exc.item)
+        return exc

@@ -1,0 +1,575 @@
+"""Model fields: one class per stored type, each its own codec.
+
+A field knows its wire type, so ``encode`` goes straight from a Python value
+to ``{"S": ...}`` / ``{"N": ...}`` with one type test on the common path,
+and ``decode`` reads the wire value without asking what type it is. The slow
+paths (subclasses, ``NULL``, numbers written as ``1E+2`` by other code) are
+taken only when the fast one fails. A value that cannot be stored raises
+``ValidationError`` naming the model and field, before any request.
+"""
+
+from __future__ import annotations
+
+import copy
+import uuid
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal, InvalidOperation
+from typing import Any, ClassVar
+
+from .. import wire
+from ..exceptions import ModelDefinitionError, StoredValueError, ValidationError
+
+NOT_PROVIDED: Any = object()
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_INT_LIMIT = 10**wire.MAX_DIGITS
+# DynamoDB's key size limits, in UTF-8 bytes.
+MAX_PARTITION_KEY_BYTES = 2048
+MAX_SORT_KEY_BYTES = 1024
+
+
+def new_uuid() -> str:
+    """A random UUID as a string: a ready ``default`` for key fields."""
+    return str(uuid.uuid4())
+
+
+class Field:
+    """Base of every field. Options common to all fields:
+
+    ``partition_key`` / ``sort_key``: this field is the table's key.
+    ``null``: the attribute may be absent (``None`` in Python); a ``None``
+    value is not stored at all. ``default``: a value or a callable.
+    ``db_name``: the stored attribute name when it differs from the Python name.
+    """
+
+    wire_type: ClassVar[str] = ""
+    key_type: ClassVar[str | None] = None  # "S", "N" or "B" when usable as a key
+    python_types: ClassVar[tuple[type, ...]] = (object,)
+    description: ClassVar[str] = "a value"
+    is_set: ClassVar[bool] = False
+    _counter: ClassVar[int] = 0
+
+    def __init__(
+        self,
+        *,
+        partition_key: bool = False,
+        sort_key: bool = False,
+        null: bool = False,
+        default: Any = NOT_PROVIDED,
+        db_name: str | None = None,
+        help_text: str = "",
+    ) -> None:
+        if isinstance(default, (list, dict, set)):
+            raise ModelDefinitionError(
+                f"{type(self).__name__}(default={default!r}) would share one mutable object "
+                f"between instances: pass a callable such as default={type(default).__name__}."
+            )
+        self.partition_key = partition_key
+        self.sort_key = sort_key
+        self.null = null
+        self.default = default
+        self.db_name = db_name or ""
+        self.help_text = help_text
+        self.key_limit = MAX_SORT_KEY_BYTES  # set by Options for every key of the table or an index
+        self.name = ""
+        self.model: Any = None
+        Field._counter += 1
+        self.creation_order = Field._counter
+
+    def __repr__(self) -> str:
+        where = f"{self.model.__name__}.{self.name}" if self.model is not None else "unbound"
+        return f"<{type(self).__name__}: {where}>"
+
+    def clone(self) -> Field:
+        """An unbound copy, for a subclass inheriting this field."""
+        field = copy.copy(self)
+        field.model = None
+        return field
+
+    def bind(self, model: Any, name: str) -> None:
+        self.model = model
+        self.name = name
+        self.db_name = self.db_name or name
+
+    @property
+    def is_key(self) -> bool:
+        return self.partition_key or self.sort_key
+
+    @property
+    def label(self) -> str:
+        model = self.model.__name__ if self.model is not None else "?"
+        return f"{model}.{self.name}"
+
+    # --- defaults and missing attributes
+
+    def has_default(self) -> bool:
+        return self.default is not NOT_PROVIDED
+
+    def get_default(self) -> Any:
+        if self.default is NOT_PROVIDED:
+            return None
+        return self.default() if callable(self.default) else self.default
+
+    def missing(self) -> Any:
+        """The value of an attribute absent from a stored item (older items)."""
+        return self.get_default()
+
+    # --- the codec
+
+    def invalid(self, value: Any, expected: str | None = None) -> ValidationError:
+        shown = repr(value)
+        if len(shown) > 80:
+            shown = shown[:77] + "..."
+        model = self.model.__name__ if self.model is not None else ""
+        return ValidationError(
+            f"{self.label}: expected {expected or self.description}, got "
+            f"{type(value).__name__} {shown}.",
+            model=model,
+            field=self.name,
+        )
+
+    def encode(self, value: Any) -> dict[str, Any] | None:
+        """A non-None Python value -> wire form; None means "store nothing" (empty set)."""
+        raise NotImplementedError
+
+    def encode_key(self, value: Any) -> dict[str, Any]:
+        """Like ``encode``, plus DynamoDB's key rules (not empty, size limit)."""
+        if value is None:
+            raise self.invalid(value, f"{self.description} (a key attribute cannot be empty)")
+        encoded = self.encode(value)
+        if encoded is None:
+            raise self.invalid(value)
+        ((kind, raw),) = encoded.items()
+        if kind in ("S", "B"):
+            size = len(raw.encode()) if kind == "S" else len(raw)
+            if size == 0 or size > self.key_limit:
+                raise self.invalid(value, f"a key value of 1 to {self.key_limit} bytes")
+        return encoded
+
+    def encode_element(self, value: Any) -> dict[str, Any]:
+        """An operand of ``contains`` (a substring, or a member of a set or list)."""
+        encoded = self.encode(value)
+        if encoded is None:
+            raise self.invalid(value)
+        return encoded
+
+    def decode(self, value: dict[str, Any]) -> Any:
+        """Wire form of this field's own type -> Python (fast path; may raise)."""
+        raise NotImplementedError
+
+    def decode_slow(self, value: dict[str, Any], table: str = "") -> Any:
+        """Decode anything stored under this attribute, or say clearly why not."""
+        if value.get("NULL"):
+            return None
+        try:
+            return self.decode(value)
+        except (KeyError, ValueError, TypeError, InvalidOperation):
+            pass
+        converted = self.decode_other(value)
+        if converted is not NOT_PROVIDED:
+            return converted
+        ((kind, raw),) = value.items()
+        where = f" in table {table!r}" if table else ""
+        raise StoredValueError(
+            f"{self.label}: the stored attribute {self.db_name!r}{where} holds {kind} "
+            f"{str(raw)[:60]!r}, which {type(self).__name__} cannot read (it stores "
+            f"{self.wire_type}). Fix the item, or declare the field with the stored type."
+        )
+
+    def decode_other(self, value: dict[str, Any]) -> Any:
+        """A stored value of an equivalent form the fast path does not read."""
+        return NOT_PROVIDED
+
+
+# --- scalars ------------------------------------------------------------------------
+
+
+class StringField(Field):
+    wire_type = key_type = "S"
+    python_types = (str,)
+    description = "a string"
+
+    def __init__(self, *, max_length: int | None = None, **options: Any) -> None:
+        super().__init__(**options)
+        self.max_length = max_length
+
+    def encode(self, value: Any) -> dict[str, Any]:
+        if type(value) is not str:
+            if not isinstance(value, str):
+                raise self.invalid(value)
+            value = str(value)
+        if self.max_length is not None and len(value) > self.max_length:
+            raise self.invalid(value, f"at most {self.max_length} characters")
+        return {"S": value}
+
+    def decode(self, value: dict[str, Any]) -> Any:
+        return value["S"]
+
+
+class _NumberField(Field):
+    wire_type = key_type = "N"
+
+    def encode_number(self, value: Any) -> dict[str, Any]:
+        try:
+            return {"N": wire.number_text(value)}
+        except wire.WireError as exc:
+            raise self.invalid(value, f"{self.description} ({exc})") from None
+
+
+class IntegerField(_NumberField):
+    """Python ``int`` of up to 38 digits (DynamoDB's precision), exactly."""
+
+    python_types = (int,)
+    description = "an integer"
+
+    def encode(self, value: Any) -> dict[str, Any]:
+        if type(value) is int and -_INT_LIMIT < value < _INT_LIMIT:
+            return {"N": str(value)}
+        if isinstance(value, bool):
+            raise self.invalid(value)
+        if isinstance(value, int):
+            return self.encode_number(int(value))
+        if isinstance(value, Decimal) and value.is_finite() and value == value.to_integral():
+            return self.encode_number(value)
+        raise self.invalid(value)
+
+    def decode(self, value: dict[str, Any]) -> Any:
+        return int(value["N"])
+
+    def decode_other(self, value: dict[str, Any]) -> Any:
+        number = Decimal(value["N"]) if "N" in value else None
+        if number is not None and number == number.to_integral():
+            return int(number)
+        return NOT_PROVIDED
+
+
+class DecimalField(_NumberField):
+    """Exact decimal numbers (``Decimal``) of up to 38 significant digits.
+
+    ``int`` and ``float`` values are accepted too; a float is taken at its
+    shortest repr (``0.1`` is stored as ``0.1``), never at its binary value.
+    """
+
+    python_types = (Decimal, int, float)
+    description = "a Decimal"
+
+    def encode(self, value: Any) -> dict[str, Any]:
+        if isinstance(value, bool) or not isinstance(value, (Decimal, int, float)):
+            raise self.invalid(value)
+        return self.encode_number(value)
+
+    def decode(self, value: dict[str, Any]) -> Any:
+        return Decimal(value["N"])
+
+
+class FloatField(_NumberField):
+    """Python ``float`` (IEEE 754 double, about 15-17 significant digits).
+
+    Stored as the float's shortest repr, so every float reads back as exactly
+    the same float. For money or more digits use ``DecimalField``.
+    """
+
+    python_types = (float, int)
+    description = "a float"
+
+    def encode(self, value: Any) -> dict[str, Any]:
+        if type(value) is float:
+            if value != value or value in (float("inf"), float("-inf")):
+                raise self.invalid(value, "a finite float")
+            return {"N": repr(value)}
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise self.invalid(value)
+        return self.encode(float(value))
+
+    def decode(self, value: dict[str, Any]) -> Any:
+        return float(value["N"])
+
+
+class BooleanField(Field):
+    wire_type = "BOOL"
+    python_types = (bool,)
+    description = "True or False"
+
+    def encode(self, value: Any) -> dict[str, Any]:
+        if value is True or value is False:
+            return {"BOOL": value}
+        raise self.invalid(value)
+
+    def decode(self, value: dict[str, Any]) -> Any:
+        return value["BOOL"]
+
+
+class BinaryField(Field):
+    wire_type = key_type = "B"
+    python_types = (bytes, bytearray, memoryview)
+    description = "bytes"
+
+    def encode(self, value: Any) -> dict[str, Any]:
+        if type(value) is bytes:
+            return {"B": value}
+        if isinstance(value, (bytes, bytearray, memoryview)):
+            return {"B": bytes(value)}
+        raise self.invalid(value)
+
+    def decode(self, value: dict[str, Any]) -> Any:
+        return bytes(value["B"])
+
+
+class DateTimeField(Field):
+    """A timezone-aware ``datetime``, stored in UTC.
+
+    By default an ISO-8601 string of fixed width (``2024-05-01T09:30:00.000000Z``),
+    so string order is time order and it can be a sort key. ``epoch=True``
+    stores whole seconds since 1970 as a number instead, which is what
+    DynamoDB's TTL reads (sub-second precision is dropped).
+    """
+
+    python_types = (datetime,)
+    description = "a timezone-aware datetime"
+
+    def __init__(self, *, epoch: bool = False, **options: Any) -> None:
+        super().__init__(**options)
+        self.epoch = epoch
+
+    @property
+    def wire_type(self) -> str:  # type: ignore[override]
+        return "N" if self.epoch else "S"
+
+    @property
+    def key_type(self) -> str:  # type: ignore[override]
+        return self.wire_type
+
+    def encode(self, value: Any) -> dict[str, Any]:
+        if not isinstance(value, datetime) or value.tzinfo is None:
+            raise self.invalid(
+                value, "a timezone-aware datetime (e.g. django.utils.timezone.now())"
+            )
+        if self.epoch:
+            return {"N": str((value - EPOCH) // timedelta(seconds=1))}
+        utc = value.astimezone(UTC)
+        return {"S": utc.strftime("%Y-%m-%dT%H:%M:%S.%fZ")}
+
+    def decode(self, value: dict[str, Any]) -> Any:
+        if self.epoch:
+            return EPOCH + timedelta(seconds=int(value["N"]))
+        parsed = datetime.fromisoformat(value["S"])
+        return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
+
+    def decode_other(self, value: dict[str, Any]) -> Any:
+        if self.epoch and "N" in value:
+            return EPOCH + timedelta(seconds=float(Decimal(value["N"])))
+        return NOT_PROVIDED
+
+
+class UUIDField(Field):
+    """A ``uuid.UUID``, stored as its canonical string."""
+
+    wire_type = key_type = "S"
+    python_types = (uuid.UUID, str)
+    description = "a UUID"
+
+    def encode(self, value: Any) -> dict[str, Any]:
+        if isinstance(value, uuid.UUID):
+            return {"S": str(value)}
+        if isinstance(value, str):
+            try:
+                return {"S": str(uuid.UUID(value))}
+            except ValueError:
+                pass
+        raise self.invalid(value)
+
+    def decode(self, value: dict[str, Any]) -> Any:
+        return uuid.UUID(value["S"])
+
+
+# --- documents ------------------------------------------------------------------------
+
+
+class JSONField(Field):
+    """Nested maps and lists (and strings, numbers, booleans, None) stored natively.
+
+    Stored as DynamoDB maps and lists, not as a JSON string, so conditions and
+    updates can reach inside (``Attr("profile.city")``). Numbers read back as
+    ``int`` or exact ``Decimal`` (never float).
+    """
+
+    wire_type = "M"
+    description = "a JSON-like value"
+
+    def encode(self, value: Any) -> dict[str, Any]:
+        try:
+            return wire.encode(value)
+        except wire.WireError as exc:
+            raise self.invalid(value, f"a JSON-like value ({exc})") from None
+
+    def decode(self, value: dict[str, Any]) -> Any:
+        return wire.decode(value)
+
+    encode_element = encode
+
+
+def _bind_inner(inner: Field | type[Field] | None) -> Field | None:
+    if inner is None:
+        return None
+    field = inner() if isinstance(inner, type) else inner.clone()
+    if not isinstance(field, Field):
+        raise ModelDefinitionError(f"of= takes a field, got {inner!r}")
+    return field
+
+
+class ListField(Field):
+    """A list whose elements are all of one field type: ``ListField(of=IntegerField())``."""
+
+    wire_type = "L"
+    python_types = (list, tuple)
+    description = "a list"
+
+    def __init__(self, *, of: Field | type[Field], **options: Any) -> None:
+        super().__init__(**options)
+        self.of: Field = _bind_inner(of)  # type: ignore[assignment]
+
+    def bind(self, model: Any, name: str) -> None:
+        super().bind(model, name)
+        self.of.bind(model, f"{name}[]")
+
+    def clone(self) -> Field:
+        field = super().clone()
+        assert isinstance(field, ListField)
+        field.of = self.of.clone()
+        return field
+
+    def encode(self, value: Any) -> dict[str, Any]:
+        if not isinstance(value, (list, tuple)):
+            raise self.invalid(value)
+        encode = self.of.encode
+        out = []
+        for item in value:
+            encoded = encode(item) if item is not None else None
+            if encoded is None:
+                raise self.of.invalid(item)
+            out.append(encoded)
+        return {"L": out}
+
+    def encode_element(self, value: Any) -> dict[str, Any]:
+        return self.of.encode_element(value)
+
+    def decode(self, value: dict[str, Any]) -> Any:
+        decode = self.of.decode_slow
+        return [decode(item) for item in value["L"]]
+
+
+class MapField(Field):
+    """A dict with string keys; values of one field type (``of=``) or JSON-like."""
+
+    wire_type = "M"
+    python_types = (dict,)
+    description = "a dict with string keys"
+
+    def __init__(self, *, of: Field | type[Field] | None = None, **options: Any) -> None:
+        super().__init__(**options)
+        self.of = _bind_inner(of)
+
+    def bind(self, model: Any, name: str) -> None:
+        super().bind(model, name)
+        if self.of is not None:
+            self.of.bind(model, f"{name}{{}}")
+
+    def clone(self) -> Field:
+        field = super().clone()
+        assert isinstance(field, MapField)
+        field.of = self.of.clone() if self.of is not None else None
+        return field
+
+    def encode(self, value: Any) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            raise self.invalid(value)
+        if self.of is None:
+            try:
+                return wire.encode(value)
+            except wire.WireError as exc:
+                raise self.invalid(value, f"a dict of JSON-like values ({exc})") from None
+        out = {}
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise self.invalid(key, "string keys")
+            encoded = self.of.encode(item) if item is not None else None
+            if encoded is None:
+                raise self.of.invalid(item)
+            out[key] = encoded
+        return {"M": out}
+
+    def encode_element(self, value: Any) -> dict[str, Any]:
+        return {"S": value} if isinstance(value, str) else self.encode(value)
+
+    def decode(self, value: dict[str, Any]) -> Any:
+        if self.of is None:
+            return wire.decode(value)
+        decode = self.of.decode_slow
+        return {key: decode(item) for key, item in value["M"].items()}
+
+
+# --- sets -------------------------------------------------------------------------------
+
+
+class _SetField(Field):
+    """A set. Empty sets are not stored (DynamoDB forbids them) and read back as ``set()``."""
+
+    python_types = (set, frozenset)
+    is_set = True
+
+    def missing(self) -> Any:
+        return set() if self.default is NOT_PROVIDED else self.get_default()
+
+    def encode(self, value: Any) -> dict[str, Any] | None:
+        if not isinstance(value, (set, frozenset, list, tuple)):
+            raise self.invalid(value)
+        if not value:
+            return None
+        return {self.wire_type: [self.encode_member(v) for v in set(value)]}
+
+    def encode_member(self, value: Any) -> Any:
+        raise NotImplementedError
+
+    def encode_element(self, value: Any) -> dict[str, Any]:
+        return {self.wire_type[0]: self.encode_member(value)}
+
+
+class StringSetField(_SetField):
+    wire_type = "SS"
+    description = "a set of strings"
+
+    def encode_member(self, value: Any) -> Any:
+        if not isinstance(value, str):
+            raise self.invalid(value, "strings as members")
+        return value
+
+    def decode(self, value: dict[str, Any]) -> Any:
+        return set(value["SS"])
+
+
+class NumberSetField(_SetField):
+    """A set of numbers; members read back as ``int`` or exact ``Decimal``."""
+
+    wire_type = "NS"
+    description = "a set of numbers"
+
+    def encode_member(self, value: Any) -> Any:
+        try:
+            return wire.number_text(value)
+        except wire.WireError as exc:
+            raise self.invalid(value, f"numbers as members ({exc})") from None
+
+    def decode(self, value: dict[str, Any]) -> Any:
+        return {wire.parse_number(v) for v in value["NS"]}
+
+
+class BinarySetField(_SetField):
+    wire_type = "BS"
+    description = "a set of bytes"
+
+    def encode_member(self, value: Any) -> Any:
+        if not isinstance(value, (bytes, bytearray, memoryview)):
+            raise self.invalid(value, "bytes as members")
+        return bytes(value)
+
+    def decode(self, value: dict[str, Any]) -> Any:
+        return {bytes(v) for v in value["BS"]}

@@ -1,0 +1,544 @@
+"""``Model._meta``: everything the app knows about a model, built once by the metaclass.
+
+The request path, the codec, the table registry, the query builder and the
+system checks all read this one object. It precomputes the per-field
+encoder and decoder lists the codec loops over, and it knows how to turn a
+Python attribute path into stored names and an operand into wire form (the
+two hooks of :class:`~dynamo_app.expressions.Compiler`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from decimal import InvalidOperation
+from typing import TYPE_CHECKING, Any
+
+from .. import wire
+from ..exceptions import ItemTooLarge, QueryError, ValidationError
+from ..expressions import Compiler, Path, parse_path
+from ..tables import IndexDefinition, KeyAttribute, TableDefinition, index_name_problem, snake_case
+from .fields import (
+    MAX_PARTITION_KEY_BYTES,
+    DateTimeField,
+    Field,
+    ListField,
+    MapField,
+)
+
+if TYPE_CHECKING:
+    from .base import Model
+    from .declared import DeclaredQuery
+
+# Meta options and their defaults. Later layers (transactions: ``unique``)
+# add theirs here, so an unknown option stays an error, never a silent no-op.
+META_OPTIONS: dict[str, Any] = {
+    "table_name": None,
+    "indexes": (),
+    "ttl": None,
+    "abstract": False,
+    "owner": None,
+}
+MAX_GLOBAL_INDEXES = 20
+MAX_LOCAL_INDEXES = 5
+PROJECTIONS = ("ALL", "KEYS_ONLY")
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with a model declaration: a system-check id and a message."""
+
+    id: str
+    message: str
+    hint: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.message} {self.hint}".strip()
+
+
+class _Index:
+    kind: str = ""
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        partition_key: str | None,
+        sort_key: str | None,
+        projection: str | Sequence[str],
+    ) -> None:
+        self.name = name
+        self.partition_key = partition_key
+        self.sort_key = sort_key
+        self.projection = projection if isinstance(projection, str) else tuple(projection)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.name!r})"
+
+
+class GlobalIndex(_Index):
+    """A global secondary index: its own partition key (and optional sort key).
+
+    ``projection``: "ALL" (default), "KEYS_ONLY", or a list of field names to copy.
+    Reads from it are eventually consistent.
+    """
+
+    kind = "global"
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        partition_key: str,
+        sort_key: str | None = None,
+        projection: str | Sequence[str] = "ALL",
+    ) -> None:
+        super().__init__(
+            name, partition_key=partition_key, sort_key=sort_key, projection=projection
+        )
+
+
+class LocalIndex(_Index):
+    """A local secondary index: the table's partition key with another sort key."""
+
+    kind = "local"
+
+    def __init__(
+        self, name: str, *, sort_key: str, projection: str | Sequence[str] = "ALL"
+    ) -> None:
+        super().__init__(name, partition_key=None, sort_key=sort_key, projection=projection)
+
+
+class KeySchema:
+    """The key of the table or of one index, as fields."""
+
+    def __init__(
+        self,
+        name: str | None,
+        partition: Field,
+        sort: Field | None,
+        projection: Any = "ALL",
+        kind: str = "table",
+    ) -> None:
+        self.index = name
+        self.kind = kind
+        self.partition = partition
+        self.sort = sort
+        self.projection = projection
+
+    @property
+    def where(self) -> str:
+        return f"index {self.index!r}" if self.index else "the table"
+
+    @property
+    def fields(self) -> tuple[Field, ...]:
+        return (self.partition, self.sort) if self.sort else (self.partition,)
+
+
+class Options:
+    """The parsed ``Meta`` and fields of one model."""
+
+    def __init__(
+        self,
+        model: type[Model],
+        meta: type | None,
+        fields: list[Field],
+        declared_queries: dict[str, DeclaredQuery],
+    ) -> None:
+        self.model = model
+        self.object_name = model.__name__
+        self.label = f"{model.__module__}.{model.__qualname__}"
+        self.meta = meta
+        self.problems: list[Problem] = []
+        values = self._read_meta(meta)
+        self.abstract: bool = bool(values["abstract"])
+        self.table_name: str = values["table_name"] or snake_case(model.__name__)
+        self.owner: str = values["owner"] or self.label
+        self.index_declarations: tuple[_Index, ...] = tuple(values["indexes"] or ())
+        self.ttl_name: str | None = values["ttl"]
+        self.options = values
+
+        self.fields = fields
+        self.fields_by_name = {f.name: f for f in fields}
+        self.fields_by_db_name: dict[str, Field] = {}
+        for field in fields:
+            other = self.fields_by_db_name.setdefault(field.db_name, field)
+            if other is not field:
+                self._problem(
+                    "dynamo.E103",
+                    f"{self.object_name}: fields {other.name!r} and {field.name!r} are both "
+                    f"stored as attribute {field.db_name!r}.",
+                    "Give one of them another db_name.",
+                )
+        self.declared_queries = declared_queries
+        self.partition_key, self.sort_key = self._find_keys()
+        self.indexes: dict[str, KeySchema] = {}
+        self.ttl: Field | None = None
+        if not self.abstract:
+            self._check_indexes()
+            self._check_ttl()
+        self._build_codec()
+
+    # --- Meta and declaration checks
+
+    def _problem(self, id: str, message: str, hint: str = "") -> None:
+        self.problems.append(Problem(id, message, hint))
+
+    def _read_meta(self, meta: type | None) -> dict[str, Any]:
+        values = dict(META_OPTIONS)
+        if meta is None:
+            return values
+        for name in dir(meta):
+            if name.startswith("_"):
+                continue
+            if name not in META_OPTIONS:
+                self._problem(
+                    "dynamo.E101",
+                    f"{self.object_name}.Meta has unknown option {name!r}.",
+                    f"Valid options: {', '.join(sorted(META_OPTIONS))}.",
+                )
+                continue
+            values[name] = getattr(meta, name)
+        return values
+
+    def _find_keys(self) -> tuple[Field, Field | None]:
+        partitions = [f for f in self.fields if f.partition_key]
+        sorts = [f for f in self.fields if f.sort_key]
+        name = self.object_name
+        for field in self.fields:
+            if field.partition_key and field.sort_key:
+                self._problem("dynamo.E104", f"{field.label} is both partition_key and sort_key.")
+            if field.is_key and field.key_type is None:
+                self._problem(
+                    "dynamo.E105",
+                    f"{field.label} is a key, but {type(field).__name__} is not a DynamoDB key "
+                    "type.",
+                    "Keys must be stored as a string, number or binary (StringField, "
+                    "IntegerField, DecimalField, BinaryField, UUIDField, DateTimeField).",
+                )
+            if field.is_key and field.null:
+                self._problem("dynamo.E106", f"{field.label} is a key and cannot be null=True.")
+        if not self.abstract and len(partitions) != 1:
+            found = ", ".join(f.name for f in partitions) or "none"
+            self._problem(
+                "dynamo.E102",
+                f"{name} must have exactly one field with partition_key=True (found: {found}).",
+            )
+        if len(sorts) > 1:
+            self._problem(
+                "dynamo.E102",
+                f"{name} has more than one sort key: {', '.join(f.name for f in sorts)}.",
+            )
+        partition = partitions[0] if partitions else None
+        sort = sorts[0] if sorts else None
+        if partition is not None:
+            partition.key_limit = MAX_PARTITION_KEY_BYTES
+        return partition, sort  # type: ignore[return-value]
+
+    def _key_field(self, index: _Index, role: str, name: str | None) -> Field | None:
+        if name is None:
+            return None
+        field = self.fields_by_name.get(name)
+        if field is None:
+            self._problem(
+                "dynamo.E108",
+                f"{self.object_name}: index {index.name!r} has {role} {name!r}, which is not a "
+                "field of the model.",
+            )
+        elif field.key_type is None:
+            self._problem(
+                "dynamo.E108",
+                f"{self.object_name}: index {index.name!r} has {role} {name!r}, a "
+                f"{type(field).__name__}, which is not a DynamoDB key type (S, N or B).",
+            )
+        return field
+
+    def _check_indexes(self) -> None:
+        counts = {"global": 0, "local": 0}
+        for index in self.index_declarations:
+            if not isinstance(index, _Index):
+                self._problem(
+                    "dynamo.E107",
+                    f"{self.object_name}.Meta.indexes holds {index!r}; use models.GlobalIndex "
+                    "or models.LocalIndex.",
+                )
+                continue
+            problem = index_name_problem(index.name)
+            if problem or index.name in self.indexes:
+                self._problem(
+                    "dynamo.E107",
+                    f"{self.object_name}: index name {index.name!r} "
+                    f"{problem or 'is declared twice'}.",
+                )
+                continue
+            counts[index.kind] += 1
+            if index.kind == "local":
+                if self.sort_key is None:
+                    self._problem(
+                        "dynamo.E107",
+                        f"{self.object_name}: local index {index.name!r} needs a table with a "
+                        "sort key.",
+                        "Declare a GlobalIndex instead.",
+                    )
+                partition = self.partition_key
+            else:
+                partition = self._key_field(index, "partition_key", index.partition_key)
+            sort = self._key_field(index, "sort_key", index.sort_key)
+            if isinstance(index.projection, tuple):
+                for name in index.projection:
+                    if name not in self.fields_by_name:
+                        self._problem(
+                            "dynamo.E108",
+                            f"{self.object_name}: index {index.name!r} projects {name!r}, "
+                            "which is not a field of the model.",
+                        )
+            elif index.projection not in PROJECTIONS:
+                self._problem(
+                    "dynamo.E107",
+                    f"{self.object_name}: index {index.name!r} has projection "
+                    f"{index.projection!r}.",
+                    'Use "ALL", "KEYS_ONLY" or a list of field names.',
+                )
+            if partition is not None and partition.key_type is not None:
+                if index.kind == "global":
+                    partition.key_limit = MAX_PARTITION_KEY_BYTES
+                if sort is None or sort.key_type is not None:
+                    self.indexes[index.name] = KeySchema(
+                        index.name, partition, sort, index.projection, index.kind
+                    )
+        if counts["global"] > MAX_GLOBAL_INDEXES or counts["local"] > MAX_LOCAL_INDEXES:
+            self._problem(
+                "dynamo.E107",
+                f"{self.object_name} declares {counts['global']} global and {counts['local']} "
+                f"local indexes; DynamoDB allows {MAX_GLOBAL_INDEXES} and {MAX_LOCAL_INDEXES}.",
+            )
+
+    def _check_ttl(self) -> None:
+        if self.ttl_name is None:
+            return
+        field = self.fields_by_name.get(self.ttl_name)
+        if not isinstance(field, DateTimeField) or not field.epoch:
+            self._problem(
+                "dynamo.E109",
+                f"{self.object_name}.Meta.ttl = {self.ttl_name!r} must name a "
+                "DateTimeField(epoch=True) of the model.",
+                "DynamoDB's TTL reads a number of seconds since 1970.",
+            )
+        else:
+            self.ttl = field
+
+    # --- the table
+
+    def table(self) -> KeySchema:
+        return KeySchema(None, self.partition_key, self.sort_key)
+
+    def key_schema(self, index: str | None) -> KeySchema:
+        if index is None:
+            return self.table()
+        try:
+            return self.indexes[index]
+        except KeyError:
+            declared = ", ".join(self.indexes) or "none"
+            raise QueryError(
+                f"{self.object_name} has no index {index!r} (declared: {declared}). Declare it "
+                "in Meta.indexes."
+            ) from None
+
+    def table_definition(self) -> TableDefinition:
+        def key(field: Field | None) -> KeyAttribute | None:
+            return KeyAttribute(field.db_name, field.key_type) if field else None  # type: ignore[arg-type]
+
+        indexes = []
+        for schema in self.indexes.values():
+            projection = schema.projection
+            if isinstance(projection, tuple):
+                projection = tuple(self.fields_by_name[n].db_name for n in projection)
+            indexes.append(
+                IndexDefinition(
+                    name=schema.index or "",
+                    kind=schema.kind,  # type: ignore[arg-type]
+                    partition_key=key(schema.partition),  # type: ignore[arg-type]
+                    sort_key=key(schema.sort),
+                    projection=projection,
+                )
+            )
+        return TableDefinition(
+            declared_name=self.table_name,
+            partition_key=key(self.partition_key),  # type: ignore[arg-type]
+            sort_key=key(self.sort_key),
+            indexes=tuple(indexes),
+            ttl_attribute=self.ttl.db_name if self.ttl else None,
+            owner=self.owner,
+        )
+
+    # --- the codec
+
+    def _build_codec(self) -> None:
+        index_keys = {f.name for schema in self.indexes.values() for f in schema.fields}
+        self.key_fields: tuple[Field, ...] = tuple(
+            f for f in (self.partition_key, self.sort_key) if f is not None
+        )
+        self._encoders = [
+            (
+                f,
+                f.name,
+                f.db_name,
+                f.encode_key if (f.is_key or f.name in index_keys) else f.encode,
+                f.null,
+            )
+            for f in self.fields
+        ]
+        self._decoders = [(f.name, f.db_name, f.decode, f.missing) for f in self.fields]
+        self._db_names = frozenset(self.fields_by_db_name)
+
+    def encode(self, obj: Model) -> dict[str, dict[str, Any]]:
+        """The whole item in wire form: every field plus the unknown attributes read."""
+        values = obj.__dict__
+        extra = values["_extra"]
+        item = dict(extra) if extra else {}
+        for field, name, db_name, encode, null in self._encoders:
+            value = values[name]
+            if value is None:
+                if not null:
+                    raise field.invalid(value, f"{field.description} (the field is not null=True)")
+                continue
+            encoded = encode(value)
+            if encoded is not None:
+                item[db_name] = encoded
+        return item
+
+    def decode(self, item: dict[str, dict[str, Any]], *, partial: bool = False) -> Model:
+        """A model instance from a stored item; missing attributes get their default,
+        unknown ones are kept (in ``_extra``) and written back by ``save()``."""
+        values: dict[str, Any] = {}
+        hits = 0
+        try:
+            for name, db_name, decode, missing in self._decoders:
+                raw = item.get(db_name)
+                if raw is None:
+                    values[name] = missing()
+                else:
+                    values[name] = decode(raw)
+                    hits += 1
+        except (KeyError, ValueError, TypeError, InvalidOperation):
+            values = self._decode_slow(item)
+            hits = sum(1 for f in self.fields if f.db_name in item)
+        names = self._db_names
+        values["_extra"] = (
+            {k: v for k, v in item.items() if k not in names} if hits < len(item) else {}
+        )
+        values["_partial"] = partial
+        obj = self.model.__new__(self.model)
+        obj.__dict__ = values
+        return obj
+
+    def _decode_slow(self, item: dict[str, dict[str, Any]]) -> dict[str, Any]:
+        values = {}
+        for field in self.fields:
+            raw = item.get(field.db_name)
+            values[field.name] = (
+                field.missing() if raw is None else field.decode_slow(raw, self.table_name)
+            )
+        return values
+
+    def check_size(self, item: dict[str, dict[str, Any]]) -> None:
+        size = wire.item_size(item)
+        if size > wire.MAX_ITEM_BYTES:
+            key = {
+                f.name: wire.decode(item[f.db_name]) for f in self.key_fields if f.db_name in item
+            }
+            raise ItemTooLarge(
+                f"{self.object_name} item {key} is {size} bytes; DynamoDB's limit for one item "
+                f"in table {self.table_name!r} is {wire.MAX_ITEM_BYTES} bytes (400 KB). Nothing "
+                "was sent. Store large payloads elsewhere (e.g. S3) and keep a reference.",
+                model=self.object_name,
+            )
+
+    # --- keys
+
+    def key_of(self, values: dict[str, Any]) -> dict[str, dict[str, Any]]:
+        """Wire key from Python values by field name; every key field is required."""
+        key = {}
+        for field in self.key_fields:
+            if field.name not in values:
+                raise QueryError(
+                    f"{self.object_name} key needs {', '.join(f.name for f in self.key_fields)}; "
+                    f"{field.name!r} is missing."
+                )
+            key[field.db_name] = field.encode_key(values[field.name])
+        return key
+
+    def key_from_any(self, key: Any) -> dict[str, dict[str, Any]]:
+        """A key given as a dict, a (partition, sort) tuple, a partition value or an instance."""
+        if isinstance(key, self.model):
+            return self.key_of(key.__dict__)
+        if isinstance(key, dict):
+            unknown = set(key) - {f.name for f in self.key_fields}
+            if unknown:
+                raise QueryError(
+                    f"{self.object_name} key takes {', '.join(f.name for f in self.key_fields)}, "
+                    f"not {', '.join(sorted(unknown))}."
+                )
+            return self.key_of(key)
+        if not isinstance(key, tuple):
+            key = (key,)
+        if len(key) != len(self.key_fields):
+            raise QueryError(
+                f"{self.object_name} key is ({', '.join(f.name for f in self.key_fields)}); "
+                f"got {key!r}."
+            )
+        return self.key_of({f.name: v for f, v in zip(self.key_fields, key, strict=True)})
+
+    def key_id(self, item: dict[str, dict[str, Any]]) -> tuple[Any, ...]:
+        """A hashable identity of an item's key (numbers compared by value)."""
+        out = []
+        for field in self.key_fields:
+            ((kind, value),) = item[field.db_name].items()
+            out.append(wire.parse_number(value) if kind == "N" else value)
+        return tuple(out)
+
+    # --- expressions
+
+    def field_for_path(self, path: str) -> tuple[Field, Path]:
+        parts = parse_path(path)
+        field = self.fields_by_name.get(parts[0])  # type: ignore[arg-type]
+        if field is None:
+            known = ", ".join(self.fields_by_name)
+            raise QueryError(f"{self.object_name} has no field {parts[0]!r} (fields: {known}).")
+        return field, parts
+
+    def resolve_path(self, path: str) -> Path:
+        field, parts = self.field_for_path(path)
+        return (field.db_name, *parts[1:])
+
+    def encode_operand(self, path: str, value: Any, kind: str) -> dict[str, Any]:
+        field, parts = self.field_for_path(path)
+        try:
+            if kind == "size":
+                return {"N": wire.number_text(value)}
+            if len(parts) == 2 and isinstance(field, (ListField, MapField)) and field.of:
+                field = field.of
+            elif len(parts) > 1:
+                return wire.encode(value)
+            if value is None:
+                return {"NULL": True}
+            if kind == "element":
+                return field.encode_element(value)
+            encoded = field.encode(value)
+        except wire.WireError as exc:
+            raise ValidationError(
+                f"{self.object_name}.{path}: {exc}.", model=self.object_name, field=field.name
+            ) from None
+        if encoded is None:
+            raise field.invalid(value, "a non-empty set (DynamoDB stores no empty sets)")
+        return encoded
+
+    def compiler(self) -> Compiler:
+        return Compiler(resolve=self.resolve_path, encode=self.encode_operand)
+
+    def projection_names(self, names: Iterable[str]) -> list[str]:
+        """Field names to project, always with the table's key (needed to save or page)."""
+        wanted = list(dict.fromkeys([*(f.name for f in self.key_fields), *names]))
+        for name in wanted:
+            self.field_for_path(name)
+        return wanted

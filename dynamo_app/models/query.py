@@ -1,0 +1,313 @@
+"""Queries: ``Model.objects.filter(...)`` is a DynamoDB Query, ``scan()`` a Scan.
+
+A QuerySet is lazy and immutable (each method returns a new one). It sends
+nothing until iterated, paged or counted, and then one request per page:
+
+* ``filter(**lookups)`` - the key condition: partition-key equality plus at
+  most one sort-key lookup (exact, lt, lte, gt, gte, between, begins_with).
+* ``where(*conditions, **lookups)`` - a FilterExpression, applied by DynamoDB
+  *after* the read: it saves transfer, not read capacity.
+* ``order_by("-at")``, ``limit(n)``, ``only(...)``, ``consistent()``,
+  ``using_index(name)``.
+
+Iteration fetches page after page lazily (constant memory) and does not
+cache: iterating twice queries twice. ``page()`` makes exactly one request
+and returns a cursor for the next one.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+from ..exceptions import QueryError
+from ..expressions import (
+    KEY_LOOKUPS,
+    LOOKUPS,
+    Attr,
+    Condition,
+    all_of,
+    lookup_condition,
+    split_lookup,
+)
+from ..handle import get_handle
+from . import cursors
+
+if TYPE_CHECKING:
+    from .base import Model
+    from .options import KeySchema
+
+M = TypeVar("M", bound="Model")
+
+
+@dataclass
+class Page(Generic[M]):
+    """One page of results. ``next_cursor`` is None on the last page; a cursor can
+    also lead to an empty page (DynamoDB cannot always tell the end in advance)."""
+
+    items: list[M]
+    count: int
+    scanned_count: int
+    next_cursor: str | None = None
+
+    def __iter__(self) -> Iterator[M]:
+        return iter(self.items)
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+
+class QuerySet(Generic[M]):
+    def __init__(self, model: type[M], *, scan: bool = False) -> None:
+        self.model = model
+        self._scan = scan
+        self._key: list[tuple[str, str, Any]] = []
+        self._where: list[Condition] = []
+        self._index: str | None = None
+        self._forward = True
+        self._order_field: str | None = None
+        self._limit: int | None = None
+        self._only: tuple[str, ...] | None = None
+        self._consistent = False
+
+    def __repr__(self) -> str:
+        kind = "scan" if self._scan else "query"
+        return f"<QuerySet {kind} of {self.model.__name__}>"
+
+    def _clone(self) -> QuerySet[M]:
+        clone = copy.copy(self)
+        clone._key = list(self._key)
+        clone._where = list(self._where)
+        return clone
+
+    # --- building
+
+    def filter(self, **lookups: Any) -> QuerySet[M]:
+        """Key conditions (the KeyConditionExpression); see the module docstring."""
+        if self._scan:
+            raise QueryError(
+                "scan() reads the whole table: use .where(...) to filter what it returns."
+            )
+        clone = self._clone()
+        for key, value in lookups.items():
+            path, lookup = split_lookup(key)
+            clone._key.append((path, lookup, value))
+        return clone
+
+    def where(self, *conditions: Condition, **lookups: Any) -> QuerySet[M]:
+        """Filter after the read (a FilterExpression): ``where(Attr("n") > 3, status="open")``.
+
+        DynamoDB still reads (and bills) every item the key condition selects.
+        """
+        clone = self._clone()
+        for condition in conditions:
+            if not isinstance(condition, Condition):
+                raise TypeError(f"where() takes conditions (models.Attr(...)), got {condition!r}")
+            clone._where.append(condition)
+        clone._where.extend(lookup_condition(k, v) for k, v in lookups.items())
+        return clone
+
+    def using_index(self, name: str) -> QuerySet[M]:
+        self.model._meta.key_schema(name)
+        clone = self._clone()
+        clone._index = name
+        return clone
+
+    def order_by(self, field_name: str) -> QuerySet[M]:
+        """Order by the sort key: ``"at"`` ascending, ``"-at"`` descending."""
+        clone = self._clone()
+        clone._forward = not field_name.startswith("-")
+        clone._order_field = field_name.lstrip("-")
+        return clone
+
+    def limit(self, n: int) -> QuerySet[M]:
+        """Return at most ``n`` items in total (across pages)."""
+        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+            raise QueryError(f"limit() takes a positive integer, got {n!r}.")
+        clone = self._clone()
+        clone._limit = n
+        return clone
+
+    def only(self, *field_names: str) -> QuerySet[M]:
+        """Read only these attributes (and the key). Instances read this way refuse a
+        whole-item ``save()``, which would erase the attributes not read."""
+        self.model._meta.projection_names(field_names)
+        clone = self._clone()
+        clone._only = field_names
+        return clone
+
+    def consistent(self, value: bool = True) -> QuerySet[M]:
+        """Strongly consistent reads (not available on global indexes)."""
+        clone = self._clone()
+        clone._consistent = value
+        return clone
+
+    # --- compiling
+
+    def _schema(self) -> KeySchema:
+        return self.model._meta.key_schema(self._index)
+
+    def _key_condition(self, schema: KeySchema) -> Condition:
+        meta = self.model._meta
+        partition: Condition | None = None
+        sort: list[Condition] = []
+        for path, lookup, value in self._key:
+            field, _ = meta.field_for_path(path)
+            condition = LOOKUPS[lookup](Attr(path), value)
+            if field is schema.partition:
+                if lookup != "exact":
+                    raise QueryError(
+                        f"{meta.object_name}: the partition key {path!r} takes only an exact "
+                        f"value in filter(), not __{lookup}."
+                    )
+                partition = condition
+            elif field is schema.sort:
+                if lookup not in KEY_LOOKUPS:
+                    raise QueryError(
+                        f"{meta.object_name}: sort key lookups are {', '.join(KEY_LOOKUPS)}; "
+                        f"__{lookup} is not one."
+                    )
+                if lookup == "begins_with" and field.key_type != "S":
+                    raise QueryError(
+                        f"{meta.object_name}: begins_with needs a string sort key; {path!r} is "
+                        "stored as a number or binary."
+                    )
+                sort.append(condition)
+            else:
+                raise QueryError(self._not_a_key(path, schema))
+        if partition is None:
+            raise QueryError(
+                f"{meta.object_name}.objects.filter() needs the partition key "
+                f"{schema.partition.name!r} of {schema.where} with an exact value (a Query reads "
+                "one partition). To find items by other attributes declare a GlobalIndex and use "
+                ".using_index(name); to read the whole table call .scan() explicitly."
+            )
+        if len(sort) > 1:
+            raise QueryError(
+                f"{meta.object_name}: filter() takes one condition on the sort key "
+                f"{schema.sort.name!r}; use __between for a range."  # type: ignore[union-attr]
+            )
+        return all_of([partition, *sort])  # type: ignore[return-value]
+
+    def _not_a_key(self, path: str, schema: KeySchema) -> str:
+        meta = self.model._meta
+        hint = f"Use .where({path}=...) to filter after the read"
+        for name, index in meta.indexes.items():
+            if index.partition.name == path:
+                hint += f", or .using_index({name!r}) to query by it"
+                break
+        else:
+            hint += ", or declare an index with it as key"
+        return f"{meta.object_name}: {path!r} is not a key of {schema.where}; {hint}."
+
+    def _params(self) -> tuple[dict[str, Any], str]:
+        """Request parameters (without paging) and the query's cursor fingerprint."""
+        meta = self.model._meta
+        schema = self._schema()
+        c = meta.compiler()
+        params: dict[str, Any] = {"TableName": get_handle().table_name(meta.table_name)}
+        parts: dict[str, Any] = {"model": meta.label, "index": self._index, "scan": self._scan}
+        if self._index:
+            params["IndexName"] = self._index
+        if self._consistent:
+            if schema.kind == "global":
+                raise QueryError(
+                    f"{meta.object_name}: index {self._index!r} is global; DynamoDB reads global "
+                    "indexes only eventually consistently. Drop .consistent()."
+                )
+            params["ConsistentRead"] = True
+        if not self._scan:
+            params["KeyConditionExpression"] = self._key_condition(schema).compile(c)
+            if self._order_field:
+                if schema.sort is None or self._order_field != schema.sort.name:
+                    raise QueryError(
+                        f"{meta.object_name}: order_by() takes the sort key of {schema.where} "
+                        f"({schema.sort.name if schema.sort else 'it has none'}), not "
+                        f"{self._order_field!r}: DynamoDB returns items in sort-key order only."
+                    )
+                params["ScanIndexForward"] = self._forward
+        elif self._order_field:
+            raise QueryError("scan() returns items in no defined order; order_by() needs a query.")
+        where = all_of(self._where)
+        if where is not None:
+            params["FilterExpression"] = where.compile(c)
+        if self._only is not None:
+            params["ProjectionExpression"] = c.projection(meta.projection_names(self._only))
+        parts.update(
+            (k, v) for k, v in params.items() if k not in ("TableName", "ProjectionExpression")
+        )
+        params.update(c.params())
+        parts.update(c.params())
+        return params, cursors.fingerprint(parts)
+
+    @property
+    def _partial(self) -> bool:
+        return self._only is not None or self._schema().projection != "ALL"
+
+    def _key_names(self) -> set[str]:
+        meta = self.model._meta
+        fields = [*meta.key_fields, *self._schema().fields]
+        return {f.db_name for f in fields}
+
+    # --- running
+
+    def _call(self, params: dict[str, Any]) -> dict[str, Any]:
+        return get_handle().call("scan" if self._scan else "query", **params)
+
+    def _pages(self, select_count: bool = False) -> Iterator[dict[str, Any]]:
+        params, _ = self._params()
+        if select_count:
+            params["Select"] = "COUNT"
+        remaining = self._limit
+        while True:
+            if remaining is not None:
+                params["Limit"] = remaining
+            response = self._call(params)
+            yield response
+            if remaining is not None:
+                remaining -= response["Count"]
+                if remaining <= 0:
+                    return
+            last = response.get("LastEvaluatedKey")
+            if not last:
+                return
+            params["ExclusiveStartKey"] = last
+
+    def __iter__(self) -> Iterator[M]:
+        decode = self.model._meta.decode
+        partial = self._partial
+        for response in self._pages():
+            for item in response["Items"]:
+                yield decode(item, partial=partial)  # type: ignore[misc]
+
+    def count(self) -> int:
+        """How many items match (Select=COUNT, every page; filters applied)."""
+        return sum(response["Count"] for response in self._pages(select_count=True))
+
+    def first(self) -> M | None:
+        """The first matching item, or None."""
+        return next(iter(self.limit(1)), None)
+
+    def exists(self) -> bool:
+        return self.first() is not None
+
+    def page(self, size: int = 25, cursor: str | None = None) -> Page[M]:
+        """Exactly one request: up to ``size`` items and the cursor of the next page."""
+        if isinstance(size, bool) or not isinstance(size, int) or size < 1:
+            raise QueryError(f"page(size=...) takes a positive integer, got {size!r}.")
+        params, query = self._params()
+        params["Limit"] = min(size, self._limit) if self._limit else size
+        if cursor is not None:
+            params["ExclusiveStartKey"] = cursors.decode(cursor, query, self._key_names())
+        response = self._call(params)
+        decode = self.model._meta.decode
+        partial = self._partial
+        last = response.get("LastEvaluatedKey")
+        return Page(
+            items=[decode(item, partial=partial) for item in response["Items"]],  # type: ignore[misc]
+            count=response["Count"],
+            scanned_count=response.get("ScannedCount", response["Count"]),
+            next_cursor=cursors.encode(last, query) if last else None,
+        )

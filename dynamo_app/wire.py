@@ -1,0 +1,193 @@
+"""DynamoDB's low-level wire form (``{"S": ...}``, ``{"N": ...}``) for plain Python values.
+
+Typed model fields encode their own values (they know their wire type); this
+module covers what has no declared type: JSON-like values (``JSONField``,
+``MapField``), operands of conditions on undeclared attributes, and the
+numbers every numeric field shares. It also computes DynamoDB's item size, so
+an oversize item is refused before a request is sent.
+
+Numbers never pass through ``float``: DynamoDB keeps 38 significant digits
+and a magnitude from 1E-130 to below 1E+126, and so does this module.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from decimal import Decimal
+from typing import Any
+
+MAX_ITEM_BYTES = 400 * 1024
+MAX_DIGITS = 38
+MAX_EXPONENT = 125  # adjusted exponent: 9.99..E+125 is the largest magnitude
+MIN_EXPONENT = -130
+_INT_FAST_LIMIT = 10**MAX_DIGITS
+
+
+class WireError(ValueError):
+    """A value has no DynamoDB representation; the caller names model and field."""
+
+
+def number_text(value: int | Decimal | float) -> str:
+    """The exact ``N`` text of a number, or ``WireError`` if DynamoDB cannot hold it."""
+    if type(value) is int:
+        if -_INT_FAST_LIMIT < value < _INT_FAST_LIMIT:
+            return str(value)
+        return _decimal_text(Decimal(value))
+    if isinstance(value, bool):
+        raise WireError("a boolean is not a number")
+    if isinstance(value, Decimal):
+        return _decimal_text(value)
+    if isinstance(value, int):
+        return number_text(int(value))
+    if isinstance(value, float):
+        return _decimal_text(Decimal(repr(value)))
+    raise WireError(f"expected a number, got {type(value).__name__}")
+
+
+def _decimal_text(value: Decimal) -> str:
+    if not value.is_finite():
+        raise WireError(f"{value} is not a finite number")
+    if not value:
+        return "0"
+    _, digits, _ = value.as_tuple()
+    significant = len(digits)
+    while significant > 1 and digits[significant - 1] == 0:
+        significant -= 1
+    if significant > MAX_DIGITS:
+        raise WireError(
+            f"{value} has {significant} significant digits; DynamoDB keeps at most {MAX_DIGITS}"
+        )
+    exponent = value.adjusted()
+    if exponent > MAX_EXPONENT or exponent < MIN_EXPONENT:
+        raise WireError(f"{value} is outside DynamoDB's range (1E-130 to 9.9E+125)")
+    return str(value)
+
+
+def parse_number(text: str) -> int | Decimal:
+    """``N`` text -> ``int`` when it is written as an integer, else an exact ``Decimal``."""
+    try:
+        return int(text)
+    except ValueError:
+        return Decimal(text)
+
+
+def encode(value: Any) -> dict[str, Any]:
+    """A JSON-like Python value -> wire form (maps, lists, strings, numbers, ...)."""
+    try:
+        encoder = _ENCODERS[type(value)]
+    except KeyError:
+        return _encode_subclass(value)
+    return encoder(value)
+
+
+def _encode_subclass(value: Any) -> dict[str, Any]:
+    for kind, encoder in _ENCODERS.items():
+        if isinstance(value, kind) and not (kind is int and isinstance(value, bool)):
+            return encoder(value)
+    raise WireError(
+        f"{type(value).__name__} cannot be stored in a JSON-like attribute: use str, int, "
+        "Decimal, float, bool, None, bytes, list, tuple, dict with str keys or a set"
+    )
+
+
+def _encode_map(value: dict[Any, Any]) -> dict[str, Any]:
+    out = {}
+    for key, item in value.items():
+        if not isinstance(key, str):
+            raise WireError(f"map keys must be strings, got {type(key).__name__} {key!r}")
+        out[key] = encode(item)
+    return {"M": out}
+
+
+def _encode_set(value: set[Any] | frozenset[Any]) -> dict[str, Any]:
+    if not value:
+        raise WireError("an empty set cannot be stored inside a map or list (DynamoDB forbids it)")
+    kinds = {bool if isinstance(v, bool) else type(v) for v in value}
+    if kinds <= {str}:
+        return {"SS": list(value)}
+    if kinds <= {int, Decimal, float}:
+        return {"NS": [number_text(v) for v in value]}
+    if kinds <= {bytes}:
+        return {"BS": list(value)}
+    raise WireError("a set must hold only strings, only numbers or only bytes")
+
+
+_ENCODERS: dict[type, Callable[[Any], dict[str, Any]]] = {
+    str: lambda v: {"S": v},
+    bool: lambda v: {"BOOL": v},
+    int: lambda v: {"N": number_text(v)},
+    Decimal: lambda v: {"N": number_text(v)},
+    float: lambda v: {"N": number_text(v)},
+    type(None): lambda v: {"NULL": True},
+    bytes: lambda v: {"B": v},
+    bytearray: lambda v: {"B": bytes(v)},
+    dict: _encode_map,
+    list: lambda v: {"L": [encode(x) for x in v]},
+    tuple: lambda v: {"L": [encode(x) for x in v]},
+    set: _encode_set,
+    frozenset: _encode_set,
+}
+
+
+def decode(wire: dict[str, Any]) -> Any:
+    """Wire form -> Python: numbers become ``int`` or exact ``Decimal``, never float."""
+    ((kind, value),) = wire.items()
+    return _DECODERS[kind](value)
+
+
+_DECODERS: dict[str, Callable[[Any], Any]] = {
+    "S": lambda v: v,
+    "N": parse_number,
+    "B": bytes,
+    "BOOL": lambda v: v,
+    "NULL": lambda v: None,
+    "M": lambda v: {k: decode(x) for k, x in v.items()},
+    "L": lambda v: [decode(x) for x in v],
+    "SS": set,
+    "NS": lambda v: {parse_number(x) for x in v},
+    "BS": lambda v: {bytes(x) for x in v},
+}
+
+
+# --- item size -----------------------------------------------------------------
+
+
+def item_size(item: dict[str, dict[str, Any]]) -> int:
+    """DynamoDB's size of an item: attribute name bytes plus value bytes.
+
+    Follows "DynamoDB item sizes and formats" in the developer guide; numbers
+    are counted at their upper bound so the estimate never undercounts.
+    """
+    return sum(len(name.encode()) + value_size(value) for name, value in item.items())
+
+
+def _number_size(text: str) -> int:
+    digits = text.lstrip("-").split("e")[0].split("E")[0].replace(".", "").strip("0")
+    return (len(digits) + 1) // 2 + 1
+
+
+def _string_size(value: str) -> int:
+    return len(value) if value.isascii() else len(value.encode())
+
+
+def value_size(wire: dict[str, Any]) -> int:
+    ((kind, value),) = wire.items()
+    if kind == "S":
+        return _string_size(value)
+    if kind == "N":
+        return _number_size(value)
+    if kind == "B":
+        return len(value)
+    if kind in ("BOOL", "NULL"):
+        return 1
+    if kind == "SS":
+        return sum(_string_size(v) for v in value)
+    if kind == "NS":
+        return sum(_number_size(v) for v in value)
+    if kind == "BS":
+        return sum(len(v) for v in value)
+    if kind == "L":
+        return 3 + sum(1 + value_size(v) for v in value)
+    if kind == "M":
+        return 3 + sum(1 + len(k.encode()) + value_size(v) for k, v in value.items())
+    raise WireError(f"unknown DynamoDB type {kind!r}")
