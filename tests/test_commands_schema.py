@@ -142,3 +142,10 @@ def test_help_explains_the_command(command, option, capsys):
         call_command(command, "--help")
     text = " ".join(capsys.readouterr().out.split())
     assert "never" in text and option in text
+
+
+@pytest.mark.parametrize("command", ["dynamo_plan", "dynamo_migrate"])
+def test_commands_explain_a_disabled_app(dynamo_server, command):
+    with override_settings(DYNAMO={"ENABLED": False}):
+        with pytest.raises(CommandError, match="DynamoDB is not enabled"):
+            run(command)

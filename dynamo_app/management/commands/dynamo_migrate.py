@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.core.exceptions import ImproperlyConfigured
 from django.core.management.base import BaseCommand, CommandError
 
 from dynamo_app.exceptions import DynamoError
@@ -46,7 +47,7 @@ class Command(BaseCommand):
 
         try:
             result = migrate(timeout=timeout, progress=progress)
-        except DynamoError as exc:
+        except (DynamoError, ImproperlyConfigured) as exc:
             raise CommandError(str(exc)) from exc
 
         if result.applied:

@@ -6,6 +6,7 @@ import json
 import sys
 from typing import Any
 
+from django.core.exceptions import ImproperlyConfigured
 from django.core.management.base import BaseCommand, CommandError
 
 from dynamo_app.exceptions import DynamoError
@@ -74,7 +75,7 @@ class Command(BaseCommand):
         try:
             handle = get_handle()
             changes = plan(handle=handle)
-        except DynamoError as exc:
+        except (DynamoError, ImproperlyConfigured) as exc:
             raise CommandError(str(exc)) from exc
         undeclared_listed = lists_undeclared(handle)
         if as_json:
