@@ -28,7 +28,11 @@ ROOT = Path(__file__).resolve().parent.parent
 @pytest.fixture(autouse=True)
 def tables(request: pytest.FixtureRequest) -> Iterator[Any]:
     # After dynamo_server's session-long override of DYNAMO, undone before it.
-    with session_tables(request) as handle, override_settings(SESSION_ENGINE=ENGINE):
+    fast_hashing = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # tests only
+    with (
+        session_tables(request) as handle,
+        override_settings(SESSION_ENGINE=ENGINE, PASSWORD_HASHERS=fast_hashing),
+    ):
         yield handle
 
 
