@@ -25,7 +25,7 @@ from __future__ import annotations
 import logging
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from datetime import datetime
 from decimal import Decimal, InvalidOperation
 from typing import Any, TypeGuard, TypeVar
@@ -78,7 +78,7 @@ def valid_key(key: object) -> TypeGuard[str]:
     return isinstance(key, str) and _VALID_KEY.fullmatch(key) is not None
 
 
-def _in_thread(func: Callable[..., T]) -> Callable[..., Any]:
+def _in_thread(func: Callable[..., T]) -> Callable[..., Awaitable[T]]:
     """Run blocking I/O off the event loop. boto3 clients are thread-safe, so
     concurrent requests need not queue on Django's single sync thread."""
     return sync_to_async(func, thread_sensitive=False)
