@@ -273,9 +273,12 @@ class FloatField(_NumberField):
 
     def encode(self, value: Any) -> dict[str, Any]:
         if type(value) is float:
-            if value != value or value in (float("inf"), float("-inf")):
+            magnitude = abs(value)
+            if magnitude < 1e126 and (magnitude >= 1e-130 or magnitude == 0.0):
+                return {"N": repr(value)}
+            if value != value or magnitude == float("inf"):
                 raise self.invalid(value, "a finite float")
-            return {"N": repr(value)}
+            raise self.invalid(value, "a float within DynamoDB's range (1E-130 to 9.9E+125)")
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise self.invalid(value)
         return self.encode(float(value))
