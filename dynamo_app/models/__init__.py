@@ -5,11 +5,15 @@ See ``docs/models.md``.
 
 from ..exceptions import (
     AlreadyExists,
+    BatchIncomplete,
     ConditionFailed,
     DoesNotExist,
+    InvalidCursor,
     ItemTooLarge,
     QueryError,
+    StoredValueError,
     ValidationError,
+    WriteError,
 )
 from ..expressions import Attr, Condition
 from .base import Model, ModelBase, registered_models
@@ -39,6 +43,7 @@ from .query import Page, QuerySet
 __all__ = [
     "AlreadyExists",
     "Attr",
+    "BatchIncomplete",
     "BinaryField",
     "BinarySetField",
     "BooleanField",
@@ -52,6 +57,7 @@ __all__ = [
     "FloatField",
     "GlobalIndex",
     "IntegerField",
+    "InvalidCursor",
     "ItemTooLarge",
     "JSONField",
     "ListField",
@@ -67,8 +73,10 @@ __all__ = [
     "QuerySet",
     "StringField",
     "StringSetField",
+    "StoredValueError",
     "UUIDField",
     "ValidationError",
+    "WriteError",
     "new_uuid",
     "registered_models",
 ]
