@@ -117,8 +117,8 @@ def test_migrate_shows_progress_then_what_it_did_and_what_it_will_not_do(declare
 def test_migrate_prints_waiting_and_names_a_table_that_times_out(declare, hooks, monkeypatch):
     monkeypatch.setattr(schema, "POLL_FIRST", 0.01)
     declare(EVENT)
-    hooks("after-call.dynamodb.CreateTable", pretend_status("CREATING", 1))
-    hooks("after-call.dynamodb.DescribeTable", pretend_status("CREATING", 10**6))
+    hooks("after-call.dynamodb.CreateTable", pretend_status("CREATING", 1, "test-sch_event"))
+    hooks("after-call.dynamodb.DescribeTable", pretend_status("CREATING", 10**6, "test-sch_event"))
     out = StringIO()
     with pytest.raises(CommandError, match="'sch_event' .deployed as 'test-sch_event'."):
         call_command("dynamo_migrate", "--timeout", "0.1", stdout=out)

@@ -120,11 +120,8 @@ def test_second_migrate_changes_nothing(declare):
 
 def test_tables_are_created_under_the_resolved_name(declare):
     declare(EVENT)
-    with override_settings(
-        DYNAMO=settings_for(
-            {"TABLE_NAMES": {"sch_event": "events-prod-8f21c"}}, get_handle().endpoint_url
-        )
-    ):
+    names = {"TABLE_NAMES": {"sch_event": "events-prod-8f21c"}, "TABLE_PREFIX": "test-"}
+    with override_settings(DYNAMO=settings_for(names, get_handle().endpoint_url)):
         result = schema.migrate()
         assert [c.deployed_name for c in result.applied] == ["events-prod-8f21c"]
         assert describe("events-prod-8f21c")["TableStatus"] == "ACTIVE"
@@ -408,8 +405,8 @@ def hooks() -> Iterator[Callable[[str, Callable[..., Any]], None]]:
 def test_migrate_waits_for_active_and_reports_progress(declare, hooks, monkeypatch):
     monkeypatch.setattr(schema, "POLL_FIRST", 0.01)
     declare(EVENT)
-    hooks("after-call.dynamodb.CreateTable", pretend_status("CREATING", 1))
-    hooks("after-call.dynamodb.DescribeTable", pretend_status("CREATING", 1))
+    hooks("after-call.dynamodb.CreateTable", pretend_status("CREATING", 1, "test-sch_event"))
+    hooks("after-call.dynamodb.DescribeTable", pretend_status("CREATING", 1, "test-sch_event"))
     seen: list[str] = []
 
     with count_requests() as requests:
