@@ -276,6 +276,13 @@ class DeclaredQuery:
                         "Move it to where=..., or query an index whose key it is.",
                     )
                 )
+        if self.order == "desc" and schema.sort is None:
+            problems.append(
+                Problem(
+                    "dynamo.E213",
+                    f"{self._where()}: order='desc' needs a sort key, and {schema.where} has none.",
+                )
+            )
         if not has_partition:
             problems.append(
                 Problem(

@@ -1,0 +1,254 @@
+"""Declared queries, class-creation errors and the ``dynamo`` system checks."""
+
+from decimal import Decimal
+
+import pytest
+from django.core import checks
+
+from dynamo_app import models
+from dynamo_app.exceptions import ModelDefinitionError
+from dynamo_app.models import DeclaredQuery
+from dynamo_app.tables import registry
+
+
+class Sensor(models.Model):
+    sensor = models.StringField(partition_key=True)
+    at = models.IntegerField(sort_key=True)
+    celsius = models.DecimalField(null=True)
+    site = models.StringField(null=True)
+    name = models.StringField(null=True)
+
+    class Meta:
+        indexes = [models.GlobalIndex("by_site", partition_key="site", sort_key="at")]
+
+    readings_since = DeclaredQuery(
+        "sensor = {sensor} AND at >= {since}", params={"sensor": str, "since": int}, order="desc"
+    )
+    warm_between = DeclaredQuery(
+        "sensor = {sensor} AND at BETWEEN {start} AND {end}",
+        where="celsius > {min} AND attribute_exists(site)",
+        returns="page",
+        page_size=2,
+    )
+    at_site = DeclaredQuery("site = {site}", index="by_site")
+
+
+@pytest.fixture
+def readings(dynamo_db):
+    Sensor.objects.bulk_save(
+        Sensor(sensor="s1", at=i, celsius=Decimal(i), site="kyoto" if i % 2 else None)
+        for i in range(8)
+    )
+
+
+def test_declared_query_returns_a_lazy_queryset(readings, dynamo_requests):
+    qs = Sensor.readings_since(sensor="s1", since=5)
+    assert dynamo_requests.total == 0
+    assert [r.at for r in qs] == [7, 6, 5]
+    assert dynamo_requests["Query"] == 1
+    assert qs.count() == 3
+
+
+def test_declared_page_query_with_filter_and_cursor(readings, dynamo_requests):
+    page = Sensor.warm_between(sensor="s1", start=1, end=7, min=2)
+    assert [r.at for r in page] == [] and page.scanned_count == 2  # 1 and 2 were read, filtered
+    seen = []
+    while page.next_cursor:
+        page = Sensor.warm_between(sensor="s1", start=1, end=7, min=2, cursor=page.next_cursor)
+        seen += [r.at for r in page]
+    assert seen == [3, 5, 7]
+    assert dynamo_requests["Query"] == 4
+
+
+def test_declared_query_on_an_index(readings):
+    assert sorted(r.at for r in Sensor.at_site(site="kyoto")) == [1, 3, 5, 7]
+
+
+def test_declared_query_arguments_are_checked(dynamo_db, dynamo_requests):
+    with pytest.raises(TypeError, match="missing: since"):
+        Sensor.readings_since(sensor="s1")
+    with pytest.raises(TypeError, match="unexpected: other"):
+        Sensor.readings_since(sensor="s1", since=1, other=2)
+    with pytest.raises(TypeError, match="no cursor"):
+        Sensor.readings_since(sensor="s1", since=1, cursor="x")
+    with pytest.raises(models.ValidationError, match="Sensor.at"):
+        list(Sensor.readings_since(sensor="s1", since="yesterday"))
+    assert dynamo_requests.total == 0
+
+
+BAD_QUERIES = [
+    ({"key": "sensor = {s} AND nope = {x}"}, "dynamo.E202", "'nope = {x}'"),
+    ({"key": "sensor = {s} AND celsius = {c}"}, "dynamo.E203", "'celsius = {c}'"),
+    ({"key": "sensor >= {s}"}, "dynamo.E204", "'sensor >= {s}'"),
+    ({"key": "sensor = {s} AND at > {a} AND at < {b}"}, "dynamo.E205", "'at < {b}'"),
+    ({"key": "sensor = {s} AND begins_with(at, {p})"}, "dynamo.E206", "'begins_with(at, {p})'"),
+    (
+        {"key": "sensor = {s} AND at >= {since}", "params": {"since": str}},
+        "dynamo.E207",
+        "'at >= {since}'",
+    ),
+    ({"key": "sensor = {s}", "params": {"s": bool}}, "dynamo.E207", "'sensor = {s}'"),
+    ({"key": "sensor == {s}"}, "dynamo.E201", "'sensor == {s}'"),
+    ({"key": "sensor = {s} AND at <> {a}"}, "dynamo.E201", "'at <> {a}'"),
+    ({"key": "at = {a}"}, "dynamo.E208", "partition key 'sensor'"),
+    ({"key": "sensor = {s}", "index": "nope"}, "dynamo.E209", "index 'nope'"),
+    ({"key": "sensor = {s}", "where": "at > {a}"}, "dynamo.E210", "'at > {a}'"),
+    ({"key": "sensor = {s}", "params": {"zzz": int}}, "dynamo.E212", "'zzz'"),
+    ({"key": "site = {s}", "index": "by_site", "where": "at > {a}"}, "dynamo.E210", "'at > {a}'"),
+]
+
+
+@pytest.mark.parametrize("options, error_id, clause", BAD_QUERIES)
+def test_each_declared_query_error_fails_class_creation(options, error_id, clause):
+    with pytest.raises(ModelDefinitionError) as e:
+
+        class Broken(models.Model):
+            sensor = models.StringField(partition_key=True)
+            at = models.IntegerField(sort_key=True)
+            celsius = models.DecimalField(null=True)
+            site = models.StringField(null=True)
+            bad = DeclaredQuery(**options)
+
+            class Meta:
+                table_name = "broken"
+                indexes = [models.GlobalIndex("by_site", partition_key="site", sort_key="at")]
+
+    message = str(e.value)
+    assert "Broken.bad" in message and clause in message and error_id in message
+    assert "broken" not in registry
+
+
+@pytest.mark.parametrize("options, error_id, clause", BAD_QUERIES)
+def test_each_declared_query_error_is_a_system_check_error(monkeypatch, options, error_id, clause):
+    query = DeclaredQuery(**options)
+    query.bind(Sensor, "bad")
+    monkeypatch.setitem(Sensor._meta.declared_queries, "bad", query)
+    errors = [m for m in checks.run_checks(tags=["dynamo"]) if m.obj is Sensor]
+    assert error_id in [m.id for m in errors]
+    error = next(m for m in errors if m.id == error_id)
+    assert "Sensor.bad" in error.msg and clause in error.msg
+    assert error.level == checks.ERROR
+
+
+def test_valid_models_pass_the_system_check():
+    assert checks.run_checks(tags=["dynamo"]) == []
+
+
+def test_query_name_clashing_with_model_api_is_reported(monkeypatch):
+    query = DeclaredQuery("sensor = {s}")
+    query.bind(Sensor, "save")
+    monkeypatch.setitem(Sensor._meta.declared_queries, "save", query)
+    assert "dynamo.E211" in [m.id for m in checks.run_checks(tags=["dynamo"])]
+
+
+def test_bad_declared_query_options_fail_at_once():
+    with pytest.raises(ModelDefinitionError, match="order"):
+        DeclaredQuery("sensor = {s}", order="down")
+    with pytest.raises(ModelDefinitionError, match="returns"):
+        DeclaredQuery("sensor = {s}", returns="one")
+
+
+# --- model declaration errors ----------------------------------------------------------
+
+
+def define(fields, meta=None):
+    attrs = {"__module__": __name__, **fields}
+    if meta is not None:
+        attrs["Meta"] = type("Meta", (), meta)
+    return type("Wrong", (models.Model,), attrs)
+
+
+@pytest.mark.parametrize(
+    "fields, meta, expected",
+    [
+        ({"a": models.StringField()}, None, "exactly one field with partition_key=True"),
+        (
+            {
+                "a": models.StringField(partition_key=True),
+                "b": models.StringField(partition_key=True),
+            },
+            None,
+            "exactly one field with partition_key=True (found: a, b)",
+        ),
+        (
+            {
+                "a": models.StringField(partition_key=True),
+                "b": models.IntegerField(sort_key=True),
+                "c": models.IntegerField(sort_key=True),
+            },
+            None,
+            "more than one sort key: b, c",
+        ),
+        ({"a": models.BooleanField(partition_key=True)}, None, "Wrong.a is a key"),
+        ({"a": models.JSONField(partition_key=True)}, None, "not a DynamoDB key type"),
+        ({"a": models.StringField(partition_key=True, null=True)}, None, "cannot be null=True"),
+        (
+            {"a": models.StringField(partition_key=True), "b": models.StringField(db_name="a")},
+            None,
+            "both stored as attribute 'a'",
+        ),
+        ({"a": models.StringField(partition_key=True)}, {"tabel_name": "x"}, "unknown option"),
+        ({"a": models.StringField(partition_key=True)}, {"ttl": "a"}, "DateTimeField(epoch=True)"),
+        (
+            {"a": models.StringField(partition_key=True)},
+            {"indexes": [models.GlobalIndex("by_b", partition_key="b")]},
+            "'b', which is not a field",
+        ),
+        (
+            {"a": models.StringField(partition_key=True)},
+            {"indexes": [models.LocalIndex("by_a", sort_key="a")]},
+            "needs a table with a sort key",
+        ),
+        (
+            {"a": models.StringField(partition_key=True), "f": models.FloatField()},
+            {"indexes": [models.GlobalIndex("x", partition_key="f")]},
+            "index name 'x'",
+        ),
+    ],
+)
+def test_class_creation_errors_name_model_and_field(fields, meta, expected):
+    with pytest.raises(ModelDefinitionError) as e:
+        define(fields, meta)
+    assert expected in str(e.value) and "Wrong" in str(e.value)
+
+
+def test_mutable_default_is_refused():
+    with pytest.raises(ModelDefinitionError, match="default=list"):
+        models.ListField(of=models.IntegerField, default=[])
+
+
+def test_abstract_models_share_fields_and_register_nothing():
+    class Stamped(models.Model):
+        owner = models.StringField(partition_key=True)
+        note = models.StringField(null=True)
+
+        class Meta:
+            abstract = True
+            indexes = [models.GlobalIndex("by_note", partition_key="note")]
+
+    assert "stamped" not in registry
+
+    class StampedThing(Stamped):
+        seq = models.IntegerField(sort_key=True)
+
+    try:
+        definition = registry.get("stamped_thing")
+        assert [f.name for f in StampedThing._meta.fields] == ["owner", "note", "seq"]
+        assert definition.key_names() == ("owner", "seq")
+        assert [i.name for i in definition.indexes] == ["by_note"]
+        assert (
+            StampedThing._meta.fields_by_name["owner"] is not Stamped._meta.fields_by_name["owner"]
+        )
+        assert issubclass(StampedThing.DoesNotExist, models.DoesNotExist)
+    finally:
+        registry.unregister("stamped_thing")
+
+
+def test_table_definition_of_a_model():
+    definition = registry.get("sensor")
+    assert definition.owner == f"{__name__}.Sensor"
+    assert definition.key_schema() == [
+        {"AttributeName": "sensor", "KeyType": "HASH"},
+        {"AttributeName": "at", "KeyType": "RANGE"},
+    ]
+    assert definition.indexes[0].partition_key.name == "site"
