@@ -10,11 +10,26 @@
 
 Nothing here fakes DynamoDB: requests go over HTTP through the same handle
 and client a project uses.
+
+Another engine: set ``DYNAMO_TEST_ENDPOINT`` (e.g. ``http://127.0.0.1:4566``,
+a MiniStack or any other DynamoDB-compatible server you started) and the run
+uses it instead of starting moto. Then ``dynamo_db`` resets by deleting the
+tables of this run's prefix (ListTables + DeleteTable, waiting until they are
+gone) and creates the registered tables again, waiting until ACTIVE. Under
+pytest-xdist every worker puts its id in front of ``TABLE_PREFIX``
+(``gw0-test-player``), so workers sharing the server never see each other's
+tables; without xdist the prefix is unchanged and a reset deletes every
+table on the server. So point it only at a throwaway server, and build any
+settings a test needs with ``test_settings()``: tables named through
+``TABLE_NAMES`` or ``TABLE_RESOLVER`` bypass the prefix and are neither
+isolated nor reset. ``ENGINE`` says which engine runs; mark tests that are
+about moto itself with ``moto_only``.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 from collections import Counter
 from collections.abc import Iterator
 from typing import Any
@@ -28,10 +43,22 @@ apps.schema_check_at_startup = False
 
 TEST_CREDENTIALS = {"ACCESS_KEY_ID": "testing", "SECRET_ACCESS_KEY": "testing", "SESSION_TOKEN": ""}
 
+ENDPOINT_ENV = "DYNAMO_TEST_ENDPOINT"
+EXTERNAL_ENDPOINT = os.environ.get(ENDPOINT_ENV, "").rstrip("/")
+ENGINE = "external" if EXTERNAL_ENDPOINT else "moto"
+# This process's share of an external server: "gw0-" under pytest-xdist, else "".
+WORKER_PREFIX = f"{os.environ.get('PYTEST_XDIST_WORKER', '')}-".lstrip("-")
+
+moto_only = pytest.mark.skipif(
+    ENGINE != "moto",
+    reason=f"about dynamo_app.local's moto server, not the engine {ENDPOINT_ENV} selects",
+)
+
 
 def test_settings(base: dict[str, Any], endpoint: str) -> dict[str, Any]:
-    """The project's DYNAMO section, pointed at a local server for tests."""
-    return {
+    """The project's DYNAMO section, pointed at a local server for tests
+    (and at this worker's tables on an external engine)."""
+    settings = {
         **base,
         **TEST_CREDENTIALS,
         "ENABLED": True,
@@ -40,6 +67,9 @@ def test_settings(base: dict[str, Any], endpoint: str) -> dict[str, Any]:
         "AUTO_MIGRATE": False,
         "VERIFY_SCHEMA": False,
     }
+    if ENGINE == "external":
+        settings["TABLE_PREFIX"] = WORKER_PREFIX + base.get("TABLE_PREFIX", "")
+    return settings
 
 
 def create_tables() -> None:
@@ -50,7 +80,9 @@ def create_tables() -> None:
     handle = get_handle()
     for definition in registry.definitions():
         name = handle.table_name(definition.declared_name)
-        handle.call("create_table", **definition.create_request(name))
+        created = handle.call("create_table", **definition.create_request(name))
+        if created["TableDescription"]["TableStatus"] != "ACTIVE":  # local engines: at once
+            handle.client.get_waiter("table_exists").wait(TableName=name, WaiterConfig=_POLL)
         if definition.ttl_attribute:
             handle.call(
                 "update_time_to_live",
@@ -60,6 +92,36 @@ def create_tables() -> None:
                     "AttributeName": definition.ttl_attribute,
                 },
             )
+
+
+_POLL = {"Delay": 1, "MaxAttempts": 120}
+
+
+class ExternalServer:
+    """A DynamoDB-compatible server this run did not start (``DYNAMO_TEST_ENDPOINT``)."""
+
+    running = True
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+
+    def reset(self) -> None:
+        """Delete this worker's tables and wait until they are gone."""
+        from .handle import get_handle
+
+        handle = get_handle()
+        names, page = [], {}
+        while True:
+            listing = handle.call("list_tables", **page)
+            names += [n for n in listing["TableNames"] if n.startswith(WORKER_PREFIX)]
+            if "LastEvaluatedTableName" not in listing:
+                break
+            page = {"ExclusiveStartTableName": listing["LastEvaluatedTableName"]}
+        for name in names:
+            handle.call("delete_table", TableName=name)
+        waiter = handle.client.get_waiter("table_not_exists")
+        for name in names:
+            waiter.wait(TableName=name, WaiterConfig=_POLL)
 
 
 class RequestCounter(Counter):
@@ -99,7 +161,7 @@ def dynamo_server(django_test_environment: Any) -> Iterator[Any]:
 
     from .local import LocalServer, embedded_server
 
-    server = embedded_server()
+    server = ExternalServer(EXTERNAL_ENDPOINT) if EXTERNAL_ENDPOINT else embedded_server()
     started_here = server is None or not server.running
     if started_here:
         server = LocalServer().start()

@@ -8,6 +8,9 @@ from botocore.exceptions import ClientError
 from django.core.management import call_command
 
 from dynamo_app import local
+from dynamo_app.testing import moto_only
+
+pytestmark = moto_only
 
 
 def _client(url):

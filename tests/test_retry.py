@@ -2,6 +2,7 @@
 server cannot produce them (conflicts, throttling, timeouts)."""
 
 import random
+import uuid
 
 import pytest
 from botocore.awsrequest import AWSResponse
@@ -17,7 +18,7 @@ from dynamo_app.conf import RetrySettings
 from dynamo_app.retry import Decision, RetryPolicy, classify
 from dynamo_app.testing import count_requests
 
-TABLE = "test-retry"
+TABLE = "retry"  # declared name: the deployed one carries the run's (and worker's) prefix
 
 
 def client_error(code, status=400, reasons=None):
@@ -134,7 +135,7 @@ class _Raw:
 def table(dynamo_db):
     dynamo_db.call(
         "create_table",
-        TableName=TABLE,
+        TableName=dynamo_db.table_name(TABLE),
         KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
         AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
         BillingMode="PAY_PER_REQUEST",
@@ -145,76 +146,79 @@ def table(dynamo_db):
     return dynamo_db
 
 
-def _put(key, **extra):
-    return {"TableName": TABLE, "Item": {"pk": {"S": key}}, **extra}
+def _key(table, key):
+    return {"TableName": table.table_name(TABLE), "Key": {"pk": {"S": key}}}
 
 
-def _counter_add(key):
+def _put(table, key, **extra):
+    return {"TableName": table.table_name(TABLE), "Item": {"pk": {"S": key}}, **extra}
+
+
+def _counter_add(table, key):
     return {
-        "TableName": TABLE,
-        "Key": {"pk": {"S": key}},
+        **_key(table, key),
         "UpdateExpression": "ADD #n :one",
         "ExpressionAttributeNames": {"#n": "n"},
         "ExpressionAttributeValues": {":one": {"N": "1"}},
-        "ReturnValues": "UPDATED_NEW",
     }
 
 
 def test_conflict_twice_then_success_on_attempt_three(table):
+    # DynamoDB (and MiniStack) remember a token for 10 minutes: a fresh one per run.
+    token = str(uuid.uuid4())
     conflict = client_error("TransactionCanceledException", reasons=["TransactionConflict"])
     with Faults(table.client, conflict, conflict) as faults:
         table.call(
             "transact_write_items",
             idempotent=True,
-            TransactItems=[{"Put": _put("a")}],
-            ClientRequestToken="token-1",
+            TransactItems=[{"Put": _put(table, "a")}],
+            ClientRequestToken=token,
         )
     assert len(faults.attempts) == 3
     assert len(table.sleeps) == 2
     assert table.sleeps[0] <= 0.05 and table.sleeps[1] <= 0.1  # capped, growing windows
-    assert table.call("get_item", TableName=TABLE, Key={"pk": {"S": "a"}})["Item"]
+    assert table.call("get_item", **_key(table, "a"))["Item"]
 
 
 def test_condition_failure_is_tried_exactly_once(table):
-    table.call("put_item", **_put("b"))
+    table.call("put_item", **_put(table, "b"))
     with count_requests() as counter, pytest.raises(exceptions.ConditionFailed):
-        table.call("put_item", **_put("b", ConditionExpression="attribute_not_exists(pk)"))
+        table.call("put_item", **_put(table, "b", ConditionExpression="attribute_not_exists(pk)"))
     assert counter["PutItem"] == 1 and table.sleeps == []
 
 
 def test_timeout_on_non_idempotent_add_is_not_retried(table):
     with Faults(table.client, ReadTimeoutError(endpoint_url="x")) as faults:
         with pytest.raises(exceptions.ConnectionFailed, match="not retried unless"):
-            table.call("update_item", **_counter_add("c"))
+            table.call("update_item", **_counter_add(table, "c"))
     assert len(faults.attempts) == 1
-    assert "Item" not in table.call("get_item", TableName=TABLE, Key={"pk": {"S": "c"}})
+    assert "Item" not in table.call("get_item", **_key(table, "c"))
 
 
 def test_timeout_on_transaction_is_retried_with_the_same_token(table):
+    token = str(uuid.uuid4())
     with Faults(table.client, ReadTimeoutError(endpoint_url="x")) as faults:
         table.call(
             "transact_write_items",
             idempotent=True,
-            TransactItems=[
-                {"Update": {k: v for k, v in _counter_add("d").items() if k != "ReturnValues"}}
-            ],
-            ClientRequestToken="token-d",
+            TransactItems=[{"Update": _counter_add(table, "d")}],
+            ClientRequestToken=token,
         )
     tokens = [a["ClientRequestToken"] for a in faults.attempts]
-    assert tokens == ["token-d", "token-d"]
+    assert tokens == [token, token]
 
 
 def test_timeout_on_read_is_retried(table):
     with Faults(table.client, ReadTimeoutError(endpoint_url="x")) as faults:
-        table.call("get_item", TableName=TABLE, Key={"pk": {"S": "e"}})
+        table.call("get_item", **_key(table, "e"))
     assert len(faults.attempts) == 2
 
 
 def test_connection_refused_reconnects_even_for_writes(table):
     with Faults(table.client, EndpointConnectionError(endpoint_url="x")) as faults:
-        table.call("update_item", **_counter_add("f"))
+        table.call("update_item", **_counter_add(table, "f"))
     assert len(faults.attempts) == 2
-    item = table.call("get_item", TableName=TABLE, Key={"pk": {"S": "f"}})["Item"]
+    item = table.call("get_item", **_key(table, "f"))["Item"]
     assert item["n"] == {"N": "1"}  # applied once
 
 
@@ -236,12 +240,12 @@ def test_every_error_class_at_every_position(table, fault, retried, position):
     count = {"first": 1, "middle": 3, "last": 5}[position]
     with Faults(table.client, *[fault] * count) as faults:
         if retried and count < 5:
-            table.call("put_item", **_put(f"k-{position}"))
+            table.call("put_item", **_put(table, f"k-{position}"))
             assert len(faults.attempts) == count + 1
             assert len(table.sleeps) == count
             assert sum(table.sleeps) <= 0.05 + 0.1 + 0.2 + 0.4  # bounded total delay
         else:
             with pytest.raises(exceptions.DynamoError) as e:
-                table.call("put_item", **_put(f"k-{position}"))
+                table.call("put_item", **_put(table, f"k-{position}"))
             assert len(faults.attempts) == (5 if retried else 1)
             assert e.value.__cause__ is not None  # the final error carries its cause
