@@ -19,18 +19,36 @@ pip_install() {  # pip_install VENV ARGS...: quiet, minus this machine's index-l
     return "${PIPESTATUS[0]}"
 }
 
-ensure_venv() {  # ensure_venv PYTHON DIR: create DIR and install requirements when they changed
-    local python="$1" dir="$2" stamp
-    stamp="$(cat requirements.txt pyproject.toml | sha256sum | cut -c1-16)"
+venv_is_stale() {  # venv_is_stale PYTHON DIR FILES...: create DIR; true when FILES changed since the last install
+    local python="$1" dir="$2"; shift 2
     if [ ! -x "$dir/bin/python" ]; then
         echo "==> creating $dir with $("$python" --version)"
         "$python" -m venv "$dir"
     fi
-    if [ "$(cat "$dir/.stamp" 2>/dev/null)" != "$stamp" ]; then
+    [ "$(cat "$dir/.stamp" 2>/dev/null)" != "$(cat "$@" | sha256sum | cut -c1-16)" ]
+}
+
+stamp_venv() {  # stamp_venv DIR FILES...: remember what DIR was installed from
+    local dir="$1"; shift
+    cat "$@" | sha256sum | cut -c1-16 > "$dir/.stamp"
+}
+
+ensure_venv() {  # ensure_venv PYTHON DIR: create DIR and install requirements when they changed
+    local python="$1" dir="$2"
+    if venv_is_stale "$python" "$dir" requirements.txt pyproject.toml; then
         echo "==> installing requirements into $dir"
         pip_install "$dir" --upgrade pip
         pip_install "$dir" -r requirements.txt
         pip_install "$dir" --no-deps -e .
-        echo "$stamp" > "$dir/.stamp"
+        stamp_venv "$dir" requirements.txt pyproject.toml
+    fi
+}
+
+ensure_tool_venv() {  # ensure_tool_venv PYTHON DIR REQUIREMENTS: DIR holds only REQUIREMENTS
+    local python="$1" dir="$2" requirements="$3"
+    if venv_is_stale "$python" "$dir" "$requirements"; then
+        echo "==> installing $requirements into $dir"
+        pip_install "$dir" -r "$requirements"
+        stamp_venv "$dir" "$requirements"
     fi
 }
