@@ -113,6 +113,23 @@ class Field:
         """The value of an attribute absent from a stored item (older items)."""
         return self.get_default()
 
+    @property
+    def missing_is_none(self) -> bool:
+        return self.default is NOT_PROVIDED and not self.is_set
+
+    # --- inline forms for the generated codec (codec.py): source text over one
+    # variable name; None means "call the method".
+
+    def encode_template(self, var: str, key: bool) -> tuple[str, str] | None:
+        """``(guard, expression)``: when ``guard`` holds, ``expression`` is the wire value
+        (for a key of the table or an index when ``key``: then it must also be a valid key)."""
+        return None
+
+    def decode_template(self, var: str) -> str | None:
+        """An expression reading this field's own wire type (may raise; then the
+        slow path runs)."""
+        return None
+
     # --- the codec
 
     def invalid(self, value: Any, expected: str | None = None) -> ValidationError:
@@ -204,6 +221,16 @@ class StringField(Field):
     def decode(self, value: dict[str, Any]) -> Any:
         return value["S"]
 
+    def encode_template(self, var: str, key: bool) -> tuple[str, str] | None:
+        if self.max_length is not None:
+            return None
+        # Up to 4 UTF-8 bytes a character: within the key limit without encoding.
+        guard = f" and 0 < len({var}) <= {self.key_limit // 4}" if key else ""
+        return f"type({var}) is str{guard}", f'{{"S": {var}}}'
+
+    def decode_template(self, var: str) -> str | None:
+        return f'{var}["S"]'
+
 
 class _NumberField(Field):
     wire_type = key_type = "N"
@@ -235,6 +262,13 @@ class IntegerField(_NumberField):
     def decode(self, value: dict[str, Any]) -> Any:
         return int(value["N"])
 
+    def encode_template(self, var: str, key: bool) -> tuple[str, str] | None:
+        guard = f"type({var}) is int and {-_INT_LIMIT} < {var} < {_INT_LIMIT}"
+        return guard, f'{{"N": str({var})}}'
+
+    def decode_template(self, var: str) -> str | None:
+        return f'int({var}["N"])'
+
     def decode_other(self, value: dict[str, Any]) -> Any:
         number = Decimal(value["N"]) if "N" in value else None
         if number is not None and number == number.to_integral():
@@ -259,6 +293,18 @@ class DecimalField(_NumberField):
 
     def decode(self, value: dict[str, Any]) -> Any:
         return Decimal(value["N"])
+
+    def encode_template(self, var: str, key: bool) -> tuple[str, str] | None:
+        # A plain-notation text of at most 38 characters ending in a digit has at
+        # most 38 significant digits and an exponent well inside DynamoDB's range.
+        guard = (
+            f'type({var}) is Decimal and len(_t := str({var})) <= 38 and "E" not in _t '
+            "and _t[-1].isdigit()"
+        )
+        return guard, '{"N": _t}'
+
+    def decode_template(self, var: str) -> str | None:
+        return f'Decimal({var}["N"])'
 
 
 class FloatField(_NumberField):
@@ -286,6 +332,9 @@ class FloatField(_NumberField):
     def decode(self, value: dict[str, Any]) -> Any:
         return float(value["N"])
 
+    def decode_template(self, var: str) -> str | None:
+        return f'float({var}["N"])'
+
 
 class BooleanField(Field):
     wire_type = "BOOL"
@@ -299,6 +348,12 @@ class BooleanField(Field):
 
     def decode(self, value: dict[str, Any]) -> Any:
         return value["BOOL"]
+
+    def encode_template(self, var: str, key: bool) -> tuple[str, str] | None:
+        return f"{var} is True or {var} is False", f'{{"BOOL": {var}}}'
+
+    def decode_template(self, var: str) -> str | None:
+        return f'{var}["BOOL"]'
 
 
 class BinaryField(Field):
@@ -315,6 +370,10 @@ class BinaryField(Field):
 
     def decode(self, value: dict[str, Any]) -> Any:
         return bytes(value["B"])
+
+    def encode_template(self, var: str, key: bool) -> tuple[str, str] | None:
+        guard = f" and 0 < len({var}) <= {self.key_limit}" if key else ""
+        return f"type({var}) is bytes{guard}", f'{{"B": {var}}}'
 
 
 class DateTimeField(Field):
@@ -547,6 +606,9 @@ class StringSetField(_SetField):
 
     def decode(self, value: dict[str, Any]) -> Any:
         return set(value["SS"])
+
+    def decode_template(self, var: str) -> str | None:
+        return f'set({var}["SS"])'
 
 
 class NumberSetField(_SetField):

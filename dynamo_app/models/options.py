@@ -9,15 +9,15 @@ two hooks of :class:`~dynamo_app.expressions.Compiler`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from decimal import InvalidOperation
 from typing import TYPE_CHECKING, Any
 
 from .. import wire
 from ..exceptions import ItemTooLarge, QueryError, ValidationError
 from ..expressions import Compiler, Path, parse_path
 from ..tables import IndexDefinition, KeyAttribute, TableDefinition, index_name_problem, snake_case
+from .codec import compile_codec
 from .fields import (
     MAX_PARTITION_KEY_BYTES,
     DateTimeField,
@@ -378,61 +378,19 @@ class Options:
         self.key_fields: tuple[Field, ...] = tuple(
             f for f in (self.partition_key, self.sort_key) if f is not None
         )
-        self._encoders = [
-            (
-                f,
-                f.name,
-                f.db_name,
-                f.encode_key if (f.is_key or f.name in index_keys) else f.encode,
-                f.null,
-            )
-            for f in self.fields
-        ]
-        self._decoders = [(f.name, f.db_name, f.decode, f.missing) for f in self.fields]
-        self._db_names = frozenset(self.fields_by_db_name)
+        keys = {f.name for f in self.fields if f.is_key} | index_keys
+        self.encode, self.decode = compile_codec(self, keys)
 
-    def encode(self, obj: Model) -> dict[str, dict[str, Any]]:
-        """The whole item in wire form: every field plus the unknown attributes read."""
-        values = obj.__dict__
-        extra = values["_extra"]
-        item = dict(extra) if extra else {}
-        for field, name, db_name, encode, null in self._encoders:
-            value = values[name]
-            if value is None:
-                if not null:
-                    raise field.invalid(value, f"{field.description} (the field is not null=True)")
-                continue
-            encoded = encode(value)
-            if encoded is not None:
-                item[db_name] = encoded
-        return item
+    # ``encode(obj) -> item``: the whole item in wire form, every field plus the
+    # unknown attributes read. ``decode(item, partial=False) -> obj``: missing
+    # attributes get their default, unknown ones are kept (``_extra``) and
+    # written back by ``save()``. Both are generated per model: see codec.py.
+    encode: Callable[[Model], dict[str, dict[str, Any]]]
+    decode: Callable[..., Model]
 
-    def decode(self, item: dict[str, dict[str, Any]], *, partial: bool = False) -> Model:
-        """A model instance from a stored item; missing attributes get their default,
-        unknown ones are kept (in ``_extra``) and written back by ``save()``."""
-        values: dict[str, Any] = {}
-        hits = 0
-        try:
-            for name, db_name, decode, missing in self._decoders:
-                raw = item.get(db_name)
-                if raw is None:
-                    values[name] = missing()
-                else:
-                    values[name] = decode(raw)
-                    hits += 1
-        except (KeyError, ValueError, TypeError, InvalidOperation):
-            values = self._decode_slow(item)
-            hits = sum(1 for f in self.fields if f.db_name in item)
-        names = self._db_names
-        values["_extra"] = (
-            {k: v for k, v in item.items() if k not in names} if hits < len(item) else {}
-        )
-        values["_partial"] = partial
-        obj = self.model.__new__(self.model)
-        obj.__dict__ = values
-        return obj
-
-    def _decode_slow(self, item: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    def decode_values_slow(self, item: dict[str, dict[str, Any]]) -> dict[str, Any]:
+        """Field values of an item the fast decoder could not read (NULL, other forms),
+        or ``StoredValueError`` naming the field."""
         values = {}
         for field in self.fields:
             raw = item.get(field.db_name)
