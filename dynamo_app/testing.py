@@ -12,18 +12,16 @@ Nothing here fakes DynamoDB: requests go over HTTP through the same handle
 and client a project uses.
 
 Another engine: set ``DYNAMO_TEST_ENDPOINT`` (e.g. ``http://127.0.0.1:4566``,
-a MiniStack or any other DynamoDB-compatible server you started) and the run
-uses it instead of starting moto. Then ``dynamo_db`` resets by deleting the
-tables of this run's prefix (ListTables + DeleteTable, waiting until they are
-gone) and creates the registered tables again, waiting until ACTIVE. Under
-pytest-xdist every worker puts its id in front of ``TABLE_PREFIX``
-(``gw0-test-player``), so workers sharing the server never see each other's
-tables; without xdist the prefix is unchanged and a reset deletes every
-table on the server. So point it only at a throwaway server, and build any
-settings a test needs with ``test_settings()``: tables named through
-``TABLE_NAMES`` or ``TABLE_RESOLVER`` bypass the prefix and are neither
-isolated nor reset. ``ENGINE`` says which engine runs; mark tests that are
-about moto itself with ``moto_only``.
+a MiniStack or another DynamoDB-compatible server you started) and the run
+uses it instead of starting moto. Then ``dynamo_db`` resets by deleting every
+table in the run's region (ListTables + DeleteTable, waiting until they are
+gone) and creates the registered tables again, waiting until ACTIVE. So point
+it only at a throwaway server. Under pytest-xdist the workers share that
+server, and each gets a region of its own (``test-gw0``; tables are regional,
+on DynamoDB and on the local engines), so they never see each other's tables,
+whatever their names. Build any section a test needs with ``test_settings()``
+or from ``settings.DYNAMO`` to stay in the worker's region. ``ENGINE`` says
+which engine runs; mark tests that are about moto itself with ``moto_only``.
 """
 
 from __future__ import annotations
@@ -46,8 +44,9 @@ TEST_CREDENTIALS = {"ACCESS_KEY_ID": "testing", "SECRET_ACCESS_KEY": "testing", 
 ENDPOINT_ENV = "DYNAMO_TEST_ENDPOINT"
 EXTERNAL_ENDPOINT = os.environ.get(ENDPOINT_ENV, "").rstrip("/")
 ENGINE = "external" if EXTERNAL_ENDPOINT else "moto"
-# This process's share of an external server: "gw0-" under pytest-xdist, else "".
-WORKER_PREFIX = f"{os.environ.get('PYTEST_XDIST_WORKER', '')}-".lstrip("-")
+# This process's share of an external server: a region per pytest-xdist worker.
+WORKER = os.environ.get("PYTEST_XDIST_WORKER")
+REGION = f"test-{WORKER}" if EXTERNAL_ENDPOINT and WORKER else "us-east-1"
 
 moto_only = pytest.mark.skipif(
     ENGINE != "moto",
@@ -57,19 +56,16 @@ moto_only = pytest.mark.skipif(
 
 def test_settings(base: dict[str, Any], endpoint: str) -> dict[str, Any]:
     """The project's DYNAMO section, pointed at a local server for tests
-    (and at this worker's tables on an external engine)."""
-    settings = {
+    (and at this worker's region on an external engine)."""
+    return {
         **base,
         **TEST_CREDENTIALS,
         "ENABLED": True,
         "ENDPOINT": endpoint,
-        "REGION": "us-east-1",
+        "REGION": REGION,
         "AUTO_MIGRATE": False,
         "VERIFY_SCHEMA": False,
     }
-    if ENGINE == "external":
-        settings["TABLE_PREFIX"] = WORKER_PREFIX + base.get("TABLE_PREFIX", "")
-    return settings
 
 
 def create_tables() -> None:
@@ -106,14 +102,14 @@ class ExternalServer:
         self.url = url
 
     def reset(self) -> None:
-        """Delete this worker's tables and wait until they are gone."""
+        """Delete every table in this worker's region and wait until they are gone."""
         from .handle import get_handle
 
         handle = get_handle()
         names, page = [], {}
         while True:
             listing = handle.call("list_tables", **page)
-            names += [n for n in listing["TableNames"] if n.startswith(WORKER_PREFIX)]
+            names += listing["TableNames"]
             if "LastEvaluatedTableName" not in listing:
                 break
             page = {"ExclusiveStartTableName": listing["LastEvaluatedTableName"]}

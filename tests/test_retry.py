@@ -18,7 +18,7 @@ from dynamo_app.conf import RetrySettings
 from dynamo_app.retry import Decision, RetryPolicy, classify
 from dynamo_app.testing import count_requests
 
-TABLE = "retry"  # declared name: the deployed one carries the run's (and worker's) prefix
+TABLE = "retry"  # declared: the deployed name carries the suite's TABLE_PREFIX
 
 
 def client_error(code, status=400, reasons=None):
