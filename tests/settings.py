@@ -12,6 +12,7 @@ INSTALLED_APPS = [
     "django.contrib.auth",
     "django.contrib.sessions",
     "dynamo_app",
+    "project.roster",  # the demo's models and templates (tests/test_demo_*.py)
 ]
 DATABASES = {"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": ":memory:"}}
 DYNAMO = {"ENABLED": True, "ENDPOINT": "embedded", "TABLE_PREFIX": "test-"}

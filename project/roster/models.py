@@ -1,0 +1,79 @@
+"""The roster's DynamoDB tables.
+
+Four small tables, split by how they are written (the seed's advice for
+optimistic concurrency): ``Team`` is cold data, changed rarely; ``Player``
+holds the roster; ``TeamEvent`` is append-only history (inserts never
+conflict with each other); ``TeamStats`` holds the hot page-view counter, so
+a page view never contends with an edit of the team.
+"""
+
+from __future__ import annotations
+
+import secrets
+from datetime import datetime
+
+from django.utils import timezone
+
+from dynamo_app import models
+
+LEAGUE = "demo"
+
+
+class Team(models.Model):
+    """All teams share one partition, so the teams page is one Query (a league
+    has dozens of teams, not millions)."""
+
+    league = models.StringField(partition_key=True, default=LEAGUE)
+    team_id = models.StringField(sort_key=True)
+    name = models.StringField(max_length=60)
+    city = models.StringField(max_length=60, null=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+
+class Player(models.Model):
+    team_id = models.StringField(partition_key=True)
+    player_id = models.StringField(sort_key=True, default=models.new_uuid)
+    player_name = models.StringField(max_length=60)
+    uniform_number = models.IntegerField()
+    position = models.StringField(null=True)
+
+
+def new_event_id(at: datetime) -> str:
+    """Sorts by time; the random tail keeps simultaneous inserts from colliding."""
+    return f"{at:%Y%m%dT%H%M%S%f}-{secrets.token_hex(4)}"
+
+
+class TeamEvent(models.Model):
+    """Who changed what: one insert per change, never updated or deleted."""
+
+    team_id = models.StringField(partition_key=True)
+    event_id = models.StringField(sort_key=True)
+    at = models.DateTimeField()
+    actor = models.StringField()
+    action = models.StringField()
+    detail = models.StringField()
+
+    @classmethod
+    def record(cls, team_id: str, actor: str, action: str, detail: str) -> TeamEvent:
+        at = timezone.now()
+        return cls.objects.create(
+            team_id=team_id,
+            event_id=new_event_id(at),
+            at=at,
+            actor=actor,
+            action=action,
+            detail=detail,
+        )
+
+
+class TeamStats(models.Model):
+    """Hot counters, one item per team, apart from the cold ``Team`` item."""
+
+    team_id = models.StringField(partition_key=True)
+    page_views = models.IntegerField(default=0)
+
+    @classmethod
+    def record_view(cls, team_id: str) -> int:
+        """One UpdateItem ADD (no read, creates the item on first use); the new count."""
+        stats = cls(team_id=team_id)
+        return stats.update(add={"page_views": 1}, upsert=True)["page_views"]

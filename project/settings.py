@@ -1,0 +1,98 @@
+"""Settings of the demo project, read through django-environ.
+
+Every DYNAMO key can come from the environment (or an optional ``.env`` file
+next to manage.py) as ``DYNAMO_<KEY>``. The defaults are for development: DEBUG,
+the embedded local DynamoDB and auto-migration. For production, see docs/demo.md,
+"Production configuration".
+"""
+
+from pathlib import Path
+
+import environ
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+env = environ.Env()
+environ.Env.read_env(BASE_DIR / ".env", overwrite=False)  # optional; missing is fine
+
+DEBUG = env.bool("DJANGO_DEBUG", default=True)
+SECRET_KEY = env.str("DJANGO_SECRET_KEY", default="dev-only-insecure-key-change-me")
+ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS", default=["127.0.0.1", "localhost"])
+
+INSTALLED_APPS = [
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "dynamo_app",
+    "project.roster",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "project.urls"
+WSGI_APPLICATION = "project.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# Users (django.contrib.auth) stay in SQLite; everything else lives in DynamoDB.
+DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}")}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+DYNAMO = {
+    "ENABLED": env.bool("DYNAMO_ENABLED", default=True),
+    "REGION": env.str("DYNAMO_REGION", default=""),
+    "ENDPOINT": env.str("DYNAMO_ENDPOINT", default="embedded"),
+    # Credentials may be written as ${NAME}: dynamo_app expands them from the environment.
+    "ACCESS_KEY_ID": env.str("DYNAMO_ACCESS_KEY_ID", default=""),
+    "SECRET_ACCESS_KEY": env.str("DYNAMO_SECRET_ACCESS_KEY", default=""),
+    "SESSION_TOKEN": env.str("DYNAMO_SESSION_TOKEN", default=""),
+    "TABLE_PREFIX": env.str("DYNAMO_TABLE_PREFIX", default="demo-"),
+    "TABLE_NAMES": env.dict("DYNAMO_TABLE_NAMES", default={}),
+    "TIMEOUT": env.str("DYNAMO_TIMEOUT", default="10s"),
+    "MAX_IDLE_CONNS": env.int("DYNAMO_MAX_IDLE_CONNS", default=4),
+    "VERIFY_SCHEMA": env.bool("DYNAMO_VERIFY_SCHEMA", default=True),
+    "AUTO_MIGRATE": env.bool("DYNAMO_AUTO_MIGRATE", default=DEBUG),
+}
+if env.str("DYNAMO_TABLE_RESOLVER", default=""):
+    DYNAMO["TABLE_RESOLVER"] = env.str("DYNAMO_TABLE_RESOLVER")
+
+SESSION_ENGINE = "dynamo_app.sessions"
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+STATIC_URL = "static/"
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "roster:teams"
+LOGOUT_REDIRECT_URL = "roster:teams"
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "loggers": {"dynamo_app": {"handlers": ["console"], "level": "INFO"}},
+}

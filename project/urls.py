@@ -1,0 +1,13 @@
+"""URLs of the demo project: the roster, and Django's own login and logout."""
+
+from django.contrib.auth import views as auth_views
+from django.urls import include, path
+
+from project.roster import views as roster_views
+
+urlpatterns = [
+    path("", include("project.roster.urls")),
+    path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
+    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("accounts/signup/", roster_views.signup, name="signup"),
+]

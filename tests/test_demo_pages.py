@@ -1,0 +1,167 @@
+"""The demo site's pages through Django's test client: teams, a team's roster
+with keyset pagination, the event log, the page-view counter, sessions and
+login/logout."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from dynamo_app.sessions import SessionStore
+from project.roster.models import Team, TeamEvent, TeamStats
+from tests.demo_support import demo_site, seed, text
+
+
+@pytest.fixture(autouse=True)
+def site(request: pytest.FixtureRequest) -> Iterator[Any]:
+    with demo_site(request) as handle:
+        yield handle
+
+
+def test_empty_site_offers_sample_teams(client: Client) -> None:
+    page = client.get("/")
+    assert page.status_code == 200
+    assert "No teams yet" in text(page) and 'action="/teams/sample/"' in page.content.decode()
+
+    response = client.post("/teams/sample/", follow=True)
+    assert "Created 3 sample teams." in text(response)
+    assert "Team 001" in text(response) and "Create sample teams" not in text(response)
+
+    again = client.post("/teams/sample/", follow=True)
+    assert "The sample teams are already there." in text(again)
+    assert len(list(TeamEvent.objects.filter(team_id="team-001"))) == 1
+
+
+def test_create_team_and_refuse_a_taken_name(client: Client) -> None:
+    response = client.post("/teams/new/", {"name": "Nagoya Owls", "city": "Nagoya"})
+    assert response.status_code == 302 and response["Location"] == "/teams/nagoya-owls/"
+    assert Team.objects.get(league="demo", team_id="nagoya-owls").city == "Nagoya"
+
+    taken = client.post("/teams/new/", {"name": "nagoya owls"})
+    assert taken.status_code == 400
+    assert "A team with this name already exists." in text(taken)
+
+    blank = client.post("/teams/new/", {"name": "!!!"})
+    assert blank.status_code == 400 and "Use at least one letter or digit." in text(blank)
+
+
+def test_team_page_shows_roster_counter_and_latest_events(client: Client) -> None:
+    seed(client)
+    page = client.get("/teams/team-001/")
+    assert page.status_code == 200
+    body = text(page)
+    assert "Team 001" in body and "Tokyo · viewed 1 time" in body
+    assert "created: Sample team with 14 players" in body
+
+    assert "viewed 2 times" in text(client.get("/teams/team-001/"))
+    stats = TeamStats.objects.get(team_id="team-001")
+    assert stats.page_views == 2
+    teams = text(client.get("/"))
+    assert re.search(r"Team 001 Tokyo 2 ", teams) and re.search(r"Kyoto Cranes Kyoto 0", teams)
+
+
+def test_roster_pages_follow_cursors(client: Client) -> None:
+    seed(client)
+    first = client.get("/teams/team-001/")
+    first_rows = first.content.decode().count('class="number"')
+    assert first_rows == 10 and "First page" not in text(first)
+    cursor = first.context["page"].next_cursor
+    assert f'href="?cursor={cursor}"' in first.content.decode()
+
+    second = client.get("/teams/team-001/", {"cursor": cursor})
+    assert second.content.decode().count('class="number"') == 4
+    assert "First page" in text(second) and "Next page" not in text(second)
+    seen = {p.player_id for p in [*first.context["page"], *second.context["page"]]}
+    assert len(seen) == 14
+
+    tampered = client.get("/teams/team-001/", {"cursor": cursor[:-2] + "xx"}, follow=True)
+    assert tampered.redirect_chain == [("/teams/team-001/", 302)]
+    assert "That page link is no longer valid" in text(tampered)
+    other_team = client.get("/teams/osaka-otters/", {"cursor": cursor})
+    assert other_team.status_code == 302  # a cursor belongs to its own query
+
+
+def test_history_is_paged_newest_first(client: Client) -> None:
+    client.post("/teams/new/", {"name": "Sendai Larks"})
+    for number in range(12):
+        client.post(
+            "/teams/sendai-larks/players/new/",
+            {"player_name": f"P{number}", "uniform_number": number},
+        )
+    newest = client.get("/teams/sendai-larks/history/")
+    assert newest.status_code == 200
+    events = newest.context["page"].items
+    assert len(events) == 10 and events[0].detail == "#11 P11"
+    older = client.get(
+        "/teams/sendai-larks/history/", {"cursor": newest.context["page"].next_cursor}
+    )
+    assert [e.detail for e in older.context["page"]] == [
+        "#1 P1",
+        "#0 P0",
+        "Team Sendai Larks created",
+    ]
+    assert "Newest" in text(older) and "Older" not in text(older)
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/teams/no-such-team/",
+        "/teams/no-such-team/history/",
+        "/teams/no-such-team/players/new/",
+        "/teams/team-001/players/no-such-player/",
+        "/teams/team-001/players/no-such-player/delete/",
+    ],
+)
+def test_missing_team_or_player_is_404(client: Client, url: str) -> None:
+    seed(client)
+    assert client.get(url).status_code == 404
+    assert client.post(url, {"player_name": "X", "uniform_number": 1}).status_code == 404
+
+
+def test_recently_viewed_teams_live_in_the_session(client: Client) -> None:
+    seed(client)
+    assert "Teams you open are remembered here" in text(client.get("/"))
+    for team_id in ("kyoto-cranes", "osaka-otters", "kyoto-cranes", "team-001"):
+        client.get(f"/teams/{team_id}/")
+    key = client.cookies["sessionid"].value
+    assert SessionStore(key).load()["recent_teams"] == [
+        ["team-001", "Team 001"],
+        ["kyoto-cranes", "Kyoto Cranes"],
+        ["osaka-otters", "Osaka Otters"],
+    ]
+    aside = client.get("/").content.decode().split("<aside>")[1]
+    assert re.findall(r'href="/teams/([\w-]+)/"', aside) == [
+        "team-001",
+        "kyoto-cranes",
+        "osaka-otters",
+    ]
+
+
+def test_signup_login_logout(client: Client, django_user_model: Any) -> None:
+    assert client.get("/accounts/login/").status_code == 200
+    assert client.get("/accounts/signup/").status_code == 200
+    signed_up = client.post(
+        "/accounts/signup/",
+        {"username": "ichiro", "password1": "a-long-passphrase", "password2": "a-long-passphrase"},
+        follow=True,
+    )
+    assert "Signed in as ichiro" in text(signed_up)
+    assert django_user_model.objects.filter(username="ichiro").exists()
+
+    client.post("/teams/new/", {"name": "Kobe Herons"})
+    assert TeamEvent.objects.filter(team_id="kobe-herons").first().actor == "ichiro"
+
+    logged_out = client.post("/accounts/logout/", follow=True)
+    assert "Log in" in text(logged_out) and "Signed in" not in text(logged_out)
+
+    wrong = client.post("/accounts/login/", {"username": "ichiro", "password": "nope"})
+    assert wrong.status_code == 200 and "Please enter a correct username" in text(wrong)
+    logged_in = client.post(
+        "/accounts/login/", {"username": "ichiro", "password": "a-long-passphrase"}, follow=True
+    )
+    assert logged_in.redirect_chain == [("/", 302)] and "Signed in as ichiro" in text(logged_in)
