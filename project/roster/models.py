@@ -37,6 +37,10 @@ class Player(models.Model):
     uniform_number = models.IntegerField()
     position = models.StringField(null=True)
 
+    class Meta:
+        # The roster page lists a team by number: a local index sorts its partition so.
+        indexes = [models.LocalIndex("by_number", sort_key="uniform_number")]
+
 
 def new_event_id(at: datetime) -> str:
     """Sorts by time; the random tail keeps simultaneous inserts from colliding."""

@@ -96,11 +96,12 @@ def sample_teams(request: HttpRequest) -> HttpResponse:
 
 
 def team_detail(request: HttpRequest, team_id: str) -> HttpResponse:
-    """GetItem (team), UpdateItem ADD (page views), Query (a page of players),
-    Query (latest events)."""
+    """GetItem (team), UpdateItem ADD (page views), Query (a page of players, by
+    number), Query (latest events)."""
     team = get_team(team_id)
     try:
-        page = cursor_page(request, Player.objects.filter(team_id=team_id))
+        by_number = Player.objects.using_index("by_number").filter(team_id=team_id)
+        page = cursor_page(request, by_number)
     except InvalidCursor:
         messages.warning(request, "That page link is no longer valid; here is the first page.")
         return redirect("roster:team", team_id=team_id)
