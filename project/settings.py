@@ -6,6 +6,7 @@ the embedded local DynamoDB and auto-migration. For production, see docs/demo.md
 "Production configuration".
 """
 
+import os
 from pathlib import Path
 
 import environ
@@ -15,8 +16,18 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 env = environ.Env()
 environ.Env.read_env(BASE_DIR / ".env", overwrite=False)  # optional; missing is fine
 
+
+def as_written(name: str) -> str:
+    """A variable exactly as set. django-environ treats a leading ``$`` as a reference
+    to another variable and would turn ``${AWS_SECRET_ACCESS_KEY}`` into an empty string."""
+    return os.environ.get(name, "")
+
+
 DEBUG = env.bool("DJANGO_DEBUG", default=True)
-SECRET_KEY = env.str("DJANGO_SECRET_KEY", default="dev-only-insecure-key-change-me")
+# Development gets a throwaway key; without DEBUG, DJANGO_SECRET_KEY must be set.
+SECRET_KEY = env.str(
+    "DJANGO_SECRET_KEY", default="dev-only-insecure-key-change-me" if DEBUG else env.NOTSET
+)
 ALLOWED_HOSTS = env.list("DJANGO_ALLOWED_HOSTS", default=["127.0.0.1", "localhost"])
 
 INSTALLED_APPS = [
@@ -65,10 +76,10 @@ DYNAMO = {
     "ENABLED": env.bool("DYNAMO_ENABLED", default=True),
     "REGION": env.str("DYNAMO_REGION", default=""),
     "ENDPOINT": env.str("DYNAMO_ENDPOINT", default="embedded"),
-    # Credentials may be written as ${NAME}: dynamo_app expands them from the environment.
-    "ACCESS_KEY_ID": env.str("DYNAMO_ACCESS_KEY_ID", default=""),
-    "SECRET_ACCESS_KEY": env.str("DYNAMO_SECRET_ACCESS_KEY", default=""),
-    "SESSION_TOKEN": env.str("DYNAMO_SESSION_TOKEN", default=""),
+    # Credentials may be written as ${NAME}: dynamo_app expands them (and masks the values).
+    "ACCESS_KEY_ID": as_written("DYNAMO_ACCESS_KEY_ID"),
+    "SECRET_ACCESS_KEY": as_written("DYNAMO_SECRET_ACCESS_KEY"),
+    "SESSION_TOKEN": as_written("DYNAMO_SESSION_TOKEN"),
     "TABLE_PREFIX": env.str("DYNAMO_TABLE_PREFIX", default="demo-"),
     "TABLE_NAMES": env.dict("DYNAMO_TABLE_NAMES", default={}),
     "TIMEOUT": env.str("DYNAMO_TIMEOUT", default="10s"),
