@@ -5,6 +5,7 @@ from decimal import Decimal
 
 import pytest
 
+import dynamo_app
 from dynamo_app import models
 from dynamo_app.exceptions import BatchIncomplete, ConditionFailed, WriteError
 from dynamo_app.handle import get_handle
@@ -165,29 +166,24 @@ def test_conditions_combine(dynamo_db):
         bool(Attr("size") == 1)
 
 
-def test_build_methods_return_transaction_ready_params_without_sending(dynamo_db, dynamo_requests):
+def test_transactions_collect_the_same_writes_without_sending(dynamo_db, dynamo_requests):
     obj = Account(owner="o", name="a")
-    put = obj.build_put(condition=Attr("status").not_exists())
-    update = obj.build_update(add={"size": 1})
-    delete = obj.build_delete()
-    check = obj.build_condition_check(Attr("status") == "open")
-    assert dynamo_requests.total == 0
-    assert put["TableName"] == get_handle().table_name("account")
-    assert put["ConditionExpression"] == "attribute_not_exists(#n0)"
-    assert update["UpdateExpression"].startswith("ADD ")
-    assert "ConditionExpression" in update  # the item must exist
-    assert set(delete) == {"TableName", "Key"}
-    assert check["Key"] == {"owner": {"S": "o"}, "name": {"S": "a"}}
     counter = Account(owner="o", name="counter")
-    get_handle().call(
-        "transact_write_items",
-        TransactItems=[
-            {"Put": put},
-            {"Update": counter.build_update(add={"count": 1}, upsert=True)},
-        ],
-    )
+    with dynamo_app.transaction() as tx:
+        tx.save(obj, condition=Attr("status").not_exists())
+        tx.update(counter, add={"count": 1}, upsert=True)
+        assert dynamo_requests.total == 0
+        put, update = (next(iter(action.values())) for action in map(_entry, tx.actions))
+        assert put["TableName"] == get_handle().table_name("account")
+        assert put["ConditionExpression"] == "attribute_not_exists(#n0)"
+        assert update["UpdateExpression"].startswith("ADD ")
+    assert dict(dynamo_requests) == {"TransactWriteItems": 1}
     assert Account.objects.get(owner="o", name="counter").count == 1
     assert Account.objects.get(owner="o", name="a").status == "open"
+
+
+def _entry(action):
+    return {action.kind: action.params}
 
 
 def test_partial_instances_refuse_a_whole_item_save(dynamo_db):

@@ -16,6 +16,7 @@ from ..exceptions import (
     WriteError,
 )
 from ..expressions import Attr, Condition
+from ..unique import Unique
 from .base import Model, ModelBase, registered_models
 from .declared import DeclaredQuery
 from .fields import (
@@ -34,6 +35,7 @@ from .fields import (
     StringField,
     StringSetField,
     UUIDField,
+    VersionField,
     new_uuid,
 )
 from .manager import Manager
@@ -75,6 +77,8 @@ __all__ = [
     "StringSetField",
     "StoredValueError",
     "UUIDField",
+    "Unique",
+    "VersionField",
     "ValidationError",
     "WriteError",
     "new_uuid",

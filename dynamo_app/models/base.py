@@ -15,10 +15,10 @@ import threading
 from typing import Any, ClassVar
 
 from .. import exceptions
-from ..exceptions import ConditionFailed, ModelDefinitionError
+from ..exceptions import ModelDefinitionError
 from ..expressions import Condition
-from ..handle import get_handle
 from ..tables import registry
+from ..transactions import register_idempotency_table
 from . import writes
 from .declared import DeclaredQuery
 from .fields import Field
@@ -85,6 +85,7 @@ class ModelBase(type):
             )
         if not cls._meta.abstract:
             registry.register(cls._meta.table_definition())
+            register_idempotency_table()
             with _models_lock:
                 _models[cls._meta.label] = cls
         return cls
@@ -130,6 +131,7 @@ class Model(metaclass=ModelBase):
             )
         state["_extra"] = {}
         state["_partial"] = False
+        state["_stored"] = None  # the item as last read or written (wire form)
 
     # --- identity
 
@@ -163,37 +165,22 @@ class Model(metaclass=ModelBase):
 
         return {name: wire.decode(value) for name, value in self._extra.items()}
 
-    # --- building requests (for transactions) without sending them
-
-    def build_put(self, *, condition: Condition | None = None) -> dict[str, Any]:
-        """The ``Put`` parameters that ``save()`` would send."""
-        return writes.put_params(self, condition)
-
-    def build_update(
-        self, *, condition: Condition | None = None, upsert: bool = False, **actions: Any
-    ) -> dict[str, Any]:
-        """The ``Update`` parameters that ``update(**actions)`` would send."""
-        update = writes.build_update(self, **actions)
-        return writes.update_params(
-            self, update, condition if upsert else writes.both(writes.exists(self), condition)
-        )
-
-    def build_delete(self, *, condition: Condition | None = None) -> dict[str, Any]:
-        return writes.delete_params(self, condition)
-
-    def build_condition_check(self, condition: Condition) -> dict[str, Any]:
-        return writes.condition_check_params(self, condition)
-
-    # --- item operations: one request each
+    # --- item operations: one request each (a transaction when locks must move)
 
     def save(
         self,
         *,
         condition: Condition | None = None,
         update_fields: list[str] | tuple[str, ...] | None = None,
+        idempotency_key: str | None = None,
     ) -> None:
         """Write the whole item (PutItem), or with ``update_fields`` only those
-        attributes of an existing item (UpdateItem)."""
+        attributes of an existing item (UpdateItem).
+
+        With a ``VersionField`` the write is conditioned on the version read;
+        with unique constraints, on the unique values read, and a changed value
+        moves its lock in the same transaction.
+        """
         if update_fields is not None:
             fields = self._meta.fields_by_name
             unknown = [name for name in update_fields if name not in fields]
@@ -203,11 +190,12 @@ class Model(metaclass=ModelBase):
                     f"{list(update_fields)!r} (fields: {', '.join(fields)})."
                 )
             self.update(
-                set={name: self.__dict__[name] for name in update_fields}, condition=condition
+                set={name: self.__dict__[name] for name in update_fields},
+                condition=condition,
+                idempotency_key=idempotency_key,
             )
             return
-        params = self.build_put(condition=condition)
-        self._send("put_item", params, idempotent=condition is None)
+        self._run(writes.save_actions(self, condition), idempotency_key)
 
     def update(
         self,
@@ -219,6 +207,7 @@ class Model(metaclass=ModelBase):
         discard: dict[str, Any] | None = None,
         condition: Condition | None = None,
         upsert: bool = False,
+        idempotency_key: str | None = None,
     ) -> dict[str, Any]:
         """Atomic update of the stored item (one UpdateItem); returns the new values.
 
@@ -227,8 +216,15 @@ class Model(metaclass=ModelBase):
         ``discard``: remove set members. Paths may reach into maps and lists
         (``"address.city"``). The item must exist unless ``upsert=True``. The
         instance is refreshed with the item as stored after the update.
+
+        A change of a unique value (``set``/``remove`` only) moves its lock in
+        the same transaction. With ``idempotency_key`` the update is a
+        transaction that applies once per key (``AlreadyApplied`` on a
+        repeat); transactions return no values, so the item is then read back
+        with one strongly consistent GetItem.
         """
-        params = self.build_update(
+        actions = writes.update_actions(
+            self,
             set=set,
             add=add,
             remove=remove,
@@ -237,50 +233,35 @@ class Model(metaclass=ModelBase):
             condition=condition,
             upsert=upsert,
         )
-        response = self._send(
-            "update_item", params, ReturnValues="ALL_NEW", missing_is_absent=not upsert
-        )
-        fresh = self._meta.decode(response["Attributes"])
-        self.__dict__.update(fresh.__dict__)
+        if idempotency_key is not None:
+            self._run(actions, idempotency_key)
+            self.refresh_from_db()
+        elif len(actions) == 1:
+            response = writes.send(actions, ReturnValues="ALL_NEW")
+            self.__dict__.update(self._meta.decode(response["Attributes"]).__dict__)
+        else:
+            writes.send(actions)  # the instance follows the set/remove it sent
         touched = [*(set or {}), *(add or {}), *remove, *(append or {}), *(discard or {})]
         names = dict.fromkeys(self._meta.field_for_path(p)[0].name for p in touched)
         return {name: self.__dict__[name] for name in names}
 
-    def delete(self, *, condition: Condition | None = None) -> None:
-        """Delete the item (DeleteItem); deleting a missing item is not an error
-        unless a ``condition`` says it must hold."""
-        self._send(
-            "delete_item", self.build_delete(condition=condition), idempotent=condition is None
-        )
+    def delete(
+        self, *, condition: Condition | None = None, idempotency_key: str | None = None
+    ) -> None:
+        """Delete the item (DeleteItem) and release its unique locks; deleting a
+        missing item is not an error unless a ``condition`` says it must hold."""
+        self._run(writes.delete_actions(self, condition), idempotency_key)
+
+    def _run(self, actions: list[Any], idempotency_key: str | None) -> None:
+        if idempotency_key is None:
+            writes.send(actions)
+            return
+        from ..transactions import transaction
+
+        with transaction(idempotency_key=idempotency_key) as tx:
+            tx.extend(actions)
 
     def refresh_from_db(self, *, consistent: bool = True) -> None:
         """Reload every attribute from the table (one strongly consistent GetItem)."""
         fresh = type(self).objects.get(consistent=consistent, **self.key)
         self.__dict__.update(fresh.__dict__)
-
-    # --- sending
-
-    def _send(
-        self,
-        operation: str,
-        params: dict[str, Any],
-        *,
-        idempotent: bool | None = None,
-        missing_is_absent: bool = False,
-        **extra: Any,
-    ) -> Any:
-        try:
-            return get_handle().call(operation, idempotent=idempotent, **params, **extra)
-        except ConditionFailed as exc:
-            if missing_is_absent and exc.item is None:
-                raise self.DoesNotExist(
-                    f"{type(self).__name__} {self.key} does not exist (nothing was updated). "
-                    "Pass upsert=True to create it."
-                ) from exc
-            raise self._meta_failed(exc) from exc.__cause__
-
-    def _meta_failed(self, exc: ConditionFailed) -> ConditionFailed:
-        """The same error, with the item's current values decoded to an instance."""
-        if isinstance(exc.item, dict):
-            exc.item = self._meta.decode(exc.item)
-        return exc

@@ -73,6 +73,7 @@ def compile_codec(
         "    else:",
         "        values['_extra'] = {k: v for k, v in item.items() if k not in names}",
         "    values['_partial'] = partial",
+        "    values['_stored'] = item",
         "    obj = model.__new__(model)",
         "    obj.__dict__ = values",
         "    return obj",

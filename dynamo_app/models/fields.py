@@ -276,6 +276,24 @@ class IntegerField(_NumberField):
         return NOT_PROVIDED
 
 
+
+class VersionField(IntegerField):
+    """Optimistic locking: every save, update and delete of an instance is
+    conditioned on the version it read, and increments it. A write based on a
+    stale read raises ``StaleObjectError`` and changes nothing.
+
+    ``None`` until the instance is first written (then 1); never set it by hand.
+    """
+
+    description = "a version number (managed by dynamo_app)"
+
+    def __init__(self, **options: Any) -> None:
+        for option in ("partition_key", "sort_key", "default"):
+            if option in options:
+                raise ModelDefinitionError(f"VersionField() does not take {option}=.")
+        super().__init__(null=True, **options)
+
+
 class DecimalField(_NumberField):
     """Exact decimal numbers (``Decimal``) of up to 38 significant digits.
 

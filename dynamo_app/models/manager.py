@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterable
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from ..exceptions import AlreadyExists, ConditionFailed, QueryError
+from ..exceptions import ConditionFailed, QueryError
 from ..expressions import Condition
 from ..handle import get_handle
 from . import batch, writes
@@ -67,22 +68,61 @@ class Manager(Generic[M]):
         return meta.decode(item)  # type: ignore[return-value]
 
     def create(self, **values: Any) -> M:
-        """Insert a new item (one conditional PutItem); ``AlreadyExists`` if its key is taken."""
+        """Insert a new item, conditioned on its key being free (``AlreadyExists``).
+
+        One PutItem; with unique constraints, one TransactWriteItems that also
+        claims each unique value (``UniqueViolation`` when one is taken).
+        """
         obj = self.model(**values)
-        params = obj.build_put(condition=writes.not_exists(obj))
+        actions = writes.create_actions(obj)
+        if len(actions) > 1:
+            writes.send(actions)
+            return obj
+        (insert,) = actions
         try:
-            get_handle().call("put_item", idempotent=True, **params)
+            get_handle().call("put_item", idempotent=True, **insert.params)
         except ConditionFailed as exc:
-            existing = obj._meta_failed(exc).item
             retried = getattr(exc.__cause__, "attempts", 1) > 1
-            if retried and existing is not None and existing.__dict__ == obj.__dict__:
-                return obj  # our own write, applied before a timeout and retried
-            raise AlreadyExists(
-                f"{type(obj).__name__} {obj.key} already exists; nothing was written. Use "
-                "save() to overwrite it.",
-                item=existing,
-            ) from exc
+            if not (retried and self._is_ours(exc.item, insert.params["Item"])):
+                raise insert.on_condition_failed(exc.item) from exc.__cause__  # type: ignore[misc]
+        insert.on_success()  # type: ignore[misc]
         return obj
+
+    def _is_ours(self, stored: dict[str, Any] | None, sent: dict[str, Any]) -> bool:
+        """Whether the item found by a retried insert is the one our first,
+        timed-out attempt wrote (compared by value: numbers may be normalised)."""
+        if stored is None:
+            return False
+        decode = self.model._meta.decode
+        mine, theirs = decode(sent).__dict__, decode(stored).__dict__
+        return all(mine[f.name] == theirs[f.name] for f in self.model._meta.fields)
+
+    def increment(self, *, idempotency_key: str | None = None, **values: Any) -> dict[str, Any]:
+        """Add to counters without reading them: ``increment(team_id="t1", views=1)``.
+
+        Key fields name the item (created at 0 if missing), the other keyword
+        arguments are amounts to add; returns the new values. One UpdateItem,
+        which is not retried after a timeout (it may have been applied) unless
+        an ``idempotency_key`` makes it a transaction that applies once per key
+        (then the new values are read back with one consistent GetItem).
+        """
+        meta = self.model._meta
+        key_names = [f.name for f in meta.key_fields]
+        missing = [name for name in key_names if name not in values]
+        amounts = {k: v for k, v in values.items() if k not in key_names}
+        if missing or not amounts:
+            raise ValueError(
+                f"{meta.object_name}.objects.increment() needs the key "
+                f"({', '.join(key_names)}) and at least one counter to add to; "
+                f"missing: {', '.join(missing) or 'a counter'}."
+            )
+        for name, amount in amounts.items():
+            if isinstance(amount, bool) or not isinstance(amount, (int, Decimal)):
+                raise ValueError(
+                    f"{meta.object_name}.objects.increment(): {name}={amount!r} is not a number."
+                )
+        obj = self.model(**{name: values[name] for name in key_names})
+        return obj.update(add=amounts, upsert=True, idempotency_key=idempotency_key)
 
     # --- queries
 

@@ -9,6 +9,7 @@ two hooks of :class:`~dynamo_app.expressions.Compiler`).
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -17,6 +18,7 @@ from .. import wire
 from ..exceptions import ItemTooLarge, QueryError, ValidationError
 from ..expressions import Compiler, Path, parse_path
 from ..tables import IndexDefinition, KeyAttribute, TableDefinition, index_name_problem, snake_case
+from ..unique import Unique, register_lock_table
 from .codec import compile_codec
 from .fields import (
     MAX_PARTITION_KEY_BYTES,
@@ -24,20 +26,21 @@ from .fields import (
     Field,
     ListField,
     MapField,
+    VersionField,
 )
 
 if TYPE_CHECKING:
     from .base import Model
     from .declared import DeclaredQuery
 
-# Meta options and their defaults. Later layers (transactions: ``unique``)
-# add theirs here, so an unknown option stays an error, never a silent no-op.
+# Meta options and their defaults: an unknown option is an error, never a silent no-op.
 META_OPTIONS: dict[str, Any] = {
     "table_name": None,
     "indexes": (),
     "ttl": None,
     "abstract": False,
     "owner": None,
+    "unique": (),
 }
 MAX_GLOBAL_INDEXES = 20
 MAX_LOCAL_INDEXES = 5
@@ -172,6 +175,8 @@ class Options:
                 )
         self.declared_queries = declared_queries
         self.partition_key, self.sort_key = self._find_keys()
+        self.version: Field | None = self._find_version()
+        self.unique: tuple[Unique, ...] = self._bind_unique(values["unique"])
         self.indexes: dict[str, KeySchema] = {}
         self.ttl: Field | None = None
         if not self.abstract:
@@ -234,6 +239,44 @@ class Options:
         if partition is not None:
             partition.key_limit = MAX_PARTITION_KEY_BYTES
         return partition, sort  # type: ignore[return-value]
+
+    def _find_version(self) -> Field | None:
+        versions = [f for f in self.fields if isinstance(f, VersionField)]
+        if len(versions) > 1:
+            self._problem(
+                "dynamo.E110",
+                f"{self.object_name} has more than one VersionField: "
+                f"{', '.join(f.name for f in versions)}.",
+            )
+        return versions[0] if versions else None
+
+    def _bind_unique(self, declared: Any) -> tuple[Unique, ...]:
+        """``Meta.unique``: constraints bound to this model, checked, and the lock
+        table declared (only projects that use constraints need it)."""
+        if isinstance(declared, Unique):
+            declared = (declared,)
+        constraints = []
+        for constraint in declared or ():
+            if not isinstance(constraint, Unique):
+                self._problem(
+                    "dynamo.E111",
+                    f"{self.object_name}.Meta.unique takes models.Unique(...) entries, got "
+                    f"{constraint!r}.",
+                )
+                continue
+            constraint = copy.copy(constraint)  # an abstract parent's entry serves each child
+            for problem in constraint.bind(self):
+                self._problem("dynamo.E112", f"{self.object_name}: {problem}")
+            constraints.append(constraint)
+        names = [c.name for c in constraints]
+        for name in {n for n in names if names.count(n) > 1}:
+            self._problem(
+                "dynamo.E112",
+                f"{self.object_name}.Meta.unique declares {name!r} twice; give one a name=.",
+            )
+        if constraints and not self.abstract:
+            register_lock_table()
+        return tuple(constraints)
 
     def _key_field(self, index: _Index, role: str, name: str | None) -> Field | None:
         if name is None:

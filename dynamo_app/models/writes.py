@@ -5,16 +5,30 @@ Each builder returns exactly the parameters of one ``Put`` / ``Update`` /
 and the shape a ``TransactWriteItems`` entry takes - so single-item writes
 and transactions share one validated path. Senders add only what a
 transaction cannot carry (``ReturnValues``).
+
+The ``*_actions`` functions go one step further: a model write becomes the
+list of actions it needs - the entity itself, plus unique-lock claims and
+releases, each with the conditions that keep locks and owners in step and the
+error its failure means. ``send()`` makes one action one request and several
+one transaction, so ``save()`` costs a PutItem unless a unique value changes.
 """
 
 from __future__ import annotations
 
 import builtins
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from ..exceptions import ValidationError, WriteError
+from ..exceptions import (
+    AlreadyExists,
+    ConditionFailed,
+    StaleObjectError,
+    ValidationError,
+    WriteError,
+)
 from ..expressions import Attr, Compiler, Condition, Update, all_of
 from ..handle import get_handle
+from ..transactions import Action, Transaction
 
 if TYPE_CHECKING:
     from .base import Model
@@ -42,8 +56,12 @@ def both(first: Condition | None, second: Condition | None) -> Condition | None:
     return all_of(c for c in (first, second) if c is not None)
 
 
-def put_params(obj: Model, condition: Condition | None = None) -> dict[str, Any]:
-    """The whole item as a Put; refuses an instance read with ``only()``."""
+def put_params(
+    obj: Model, condition: Condition | None = None, *, version: int | None = None
+) -> dict[str, Any]:
+    """The whole item as a Put; refuses an instance read with ``only()``.
+    ``version``: the VersionField value to write (the instance keeps its own
+    until the write succeeds)."""
     meta = obj._meta
     if obj._partial:
         raise WriteError(
@@ -52,6 +70,8 @@ def put_params(obj: Model, condition: Condition | None = None) -> dict[str, Any]
             "save(update_fields=[...]), or refresh_from_db() first."
         )
     item = meta.encode(obj)
+    if version is not None and meta.version is not None:
+        item[meta.version.db_name] = {"N": str(version)}
     meta.check_size(item)
     params: dict[str, Any] = {"TableName": _table(obj), "Item": item}
     c = meta.compiler()
@@ -132,3 +152,301 @@ def build_update(
     for path, members in (discard or {}).items():
         update.discard(path, members)
     return update
+
+
+# --- model writes as actions ---------------------------------------------------------------
+
+OPERATIONS = {"Put": "put_item", "Update": "update_item", "Delete": "delete_item"}
+
+
+def send(actions: list[Action], **extra: Any) -> Any:
+    """One action as its own request (``extra`` adds e.g. ReturnValues), several
+    as one TransactWriteItems. Failures raise the error each action defines."""
+    if len(actions) > 1:
+        tx = Transaction()
+        tx.extend(actions)
+        tx.commit()
+        return None
+    (action,) = actions
+    # A repeat of an unconditional put or delete changes nothing more; anything
+    # conditioned or counting is not retried after a timeout.
+    idempotent = action.kind != "Update" and "ConditionExpression" not in action.params
+    try:
+        response = get_handle().call(
+            OPERATIONS[action.kind], idempotent=idempotent, **action.params, **extra
+        )
+    except ConditionFailed as exc:
+        if action.on_condition_failed is None:
+            raise
+        raise action.on_condition_failed(exc.item) from exc.__cause__
+    if action.on_success is not None:
+        action.on_success()
+    return response
+
+
+def stored_values(obj: Model, names: Iterable[str]) -> dict[str, Any] | None:
+    """The values of ``names`` as last read or written, or None when unknown
+    (a new instance, or a partial read that did not include them)."""
+    stored = obj.__dict__.get("_stored")
+    if stored is None:
+        return None
+    meta = obj._meta
+    values = {}
+    for name in names:
+        field = meta.fields_by_name[name]
+        raw = stored.get(field.db_name)
+        if raw is None and obj._partial:
+            return None
+        values[name] = None if raw is None else field.decode_slow(raw, meta.table_name)
+    return values
+
+
+def holds(values: dict[str, Any]) -> Condition | None:
+    """The stored item still has ``values`` (absent where a value is None)."""
+    return all_of(
+        Attr(name) == value if value is not None else Attr(name).not_exists()
+        for name, value in values.items()
+    )
+
+
+def version_condition(obj: Model) -> Condition | None:
+    version = obj._meta.version
+    if version is None:
+        return None
+    current = obj.__dict__[version.name]
+    return Attr(version.name).not_exists() if current is None else Attr(version.name) == current
+
+
+def next_version(obj: Model) -> int | None:
+    version = obj._meta.version
+    if version is None:
+        return None
+    return (obj.__dict__[version.name] or 0) + 1
+
+
+def unique_fields(obj: Model) -> list[str]:
+    return list(dict.fromkeys(n for c in obj._meta.unique for n in c.all_fields))
+
+
+def lock_changes(obj: Model, old: dict[str, Any], new: dict[str, Any]) -> list[Action]:
+    """Release the locks of values given up and claim those of values taken;
+    unchanged values cause no lock traffic."""
+    owner = obj._meta.key_of(obj.__dict__)
+    actions = []
+    for constraint in obj._meta.unique:
+        if constraint.lock_id(old) == constraint.lock_id(new):
+            continue
+        for action in (constraint.release(old, owner), constraint.claim(new, owner)):
+            if action is not None:
+                actions.append(action)
+    return actions
+
+
+def entity_failure(obj: Model, verb: str, expected: dict[str, Any] | None) -> Any:
+    """Which error a failed entity condition means, decided from the item as
+    stored (``ALL_OLD``): gone, a newer version, changed unique values, or the
+    caller's own condition."""
+    meta = obj._meta
+
+    def failed(raw: dict[str, Any] | None) -> Exception:
+        old = meta.decode(raw) if raw else None
+        name = f"{meta.object_name} {obj.key}"
+        if verb == "check":
+            return ConditionFailed(f"The condition on {name} did not hold.", item=old)
+        if old is None:
+            if verb == "update":
+                return obj.DoesNotExist(
+                    f"{name} does not exist (nothing was updated). Pass upsert=True to create it."
+                )
+            return StaleObjectError(f"{name} was deleted since it was read; nothing was written.")
+        version = meta.version
+        if version is not None and old.__dict__[version.name] != obj.__dict__[version.name]:
+            return StaleObjectError(
+                f"{name} was changed since it was read (version "
+                f"{obj.__dict__[version.name]} read, {old.__dict__[version.name]} stored); "
+                "nothing was written. Reload it and apply the change again.",
+                item=old,
+            )
+        if expected and any(old.__dict__[n] != v for n, v in expected.items()):
+            return StaleObjectError(
+                f"{name}: its unique values changed since it was read; nothing was written. "
+                "Reload it and apply the change again.",
+                item=old,
+            )
+        return ConditionFailed(f"The condition of {verb} {name} did not hold.", item=old)
+
+    return failed
+
+
+def written(obj: Model, stored: dict[str, Any] | None, version: int | None) -> Any:
+    def done() -> None:
+        obj.__dict__["_stored"] = stored
+        if version is not None:
+            obj.__dict__[obj._meta.version.name] = version  # type: ignore[union-attr]
+
+    return done
+
+
+def create_actions(obj: Model, condition: Condition | None = None) -> list[Action]:
+    """An insert conditioned on the key being free, and a claim per unique value."""
+    meta = obj._meta
+    version = 1 if meta.version is not None else None
+    params = put_params(obj, both(not_exists(obj), condition), version=version)
+
+    def exists_already(raw: dict[str, Any] | None) -> Exception:
+        return AlreadyExists(
+            f"{meta.object_name} {obj.key} already exists; nothing was written. Use save() "
+            "on an instance read with objects.get() to change it.",
+            item=meta.decode(raw) if raw else None,
+        )
+
+    entity = Action(
+        "Put",
+        params,
+        f"create {meta.object_name} {obj.key}",
+        exists_already,
+        written(obj, params["Item"], version),
+    )
+    owner = meta.key_of(obj.__dict__)
+    claims = [c.claim(obj.__dict__, owner) for c in meta.unique]
+    return [entity, *(a for a in claims if a is not None)]
+
+
+def save_actions(obj: Model, condition: Condition | None = None) -> list[Action]:
+    """The whole item, conditioned on the version and unique values it was read
+    with, plus the lock changes; an instance never read is saved insert-only
+    when the model has unique constraints (an overwrite could strand locks)."""
+    meta = obj._meta
+    if meta.unique and obj.__dict__.get("_stored") is None:
+        return create_actions(obj, condition)
+    names = unique_fields(obj)
+    old = stored_values(obj, names) if names else {}
+    if old is None:
+        old = {}
+    version = next_version(obj)
+    params = put_params(
+        obj, both(both(condition, version_condition(obj)), holds(old)), version=version
+    )
+    entity = Action(
+        "Put",
+        params,
+        f"save {meta.object_name} {obj.key}",
+        entity_failure(obj, "save", old),
+        written(obj, params["Item"], version),
+    )
+    new = {name: obj.__dict__[name] for name in names}
+    return [entity, *lock_changes(obj, old, new)]
+
+
+def update_actions(
+    obj: Model, *, condition: Condition | None = None, upsert: bool = False, **actions: Any
+) -> list[Action]:
+    """An UpdateItem; when it changes unique values (only by ``set``/``remove``,
+    so the instance can follow without a read), the lock changes too."""
+    meta = obj._meta
+    update = build_update(obj, **actions)
+    version = meta.version
+    if version is not None:
+        update.add(version.name, 1)
+    set_values = dict(actions.get("set") or {})
+    removed = list(actions.get("remove") or ())
+    changed = {*set_values, *removed}
+    names = unique_fields(obj)
+    touched = [n for n in names if n in changed]
+    arithmetic = [*(actions.get("add") or {}), *(actions.get("append") or {})]
+    for path in [*arithmetic, *(actions.get("discard") or {})]:
+        if path.split(".")[0].split("[")[0] in names:
+            raise ValidationError(
+                f"{meta.object_name}.{path} is part of a unique constraint: change it with "
+                "set= (or remove=), so its lock can follow.",
+                model=meta.object_name,
+                field=path,
+            )
+    old: dict[str, Any] = {}
+    locks: list[Action] = []
+    if touched:
+        known = stored_values(obj, names)
+        if known is None:
+            raise WriteError(
+                f"{meta.object_name} {obj.key}: changing a unique value needs the values it "
+                "replaces; read the instance with objects.get() (not only()) first."
+            )
+        old = known
+        new = {**old, **{n: set_values.get(n) for n in touched}}
+        locks = lock_changes(obj, old, new)
+        if locks and any("." in p or "[" in p for p in changed):
+            raise ValidationError(
+                f"{meta.object_name}: an update that changes a unique value may only set or "
+                "remove whole fields.",
+                model=meta.object_name,
+            )
+        if locks and any(actions.get(k) for k in ("add", "append", "discard")):
+            raise ValidationError(
+                f"{meta.object_name}: change unique values in an update of their own "
+                "(set= / remove= only), so the instance can follow without a read.",
+                model=meta.object_name,
+            )
+    conditions = both(condition, version_condition(obj))
+    conditions = both(conditions, holds({n: old[n] for n in names if n in old}) if old else None)
+    if not upsert:
+        conditions = both(exists(obj), conditions)
+    params = update_params(obj, update, conditions)
+    new_version = next_version(obj)
+
+    def follow() -> None:
+        for name, value in set_values.items():
+            obj.__dict__[name] = value
+        for name in removed:
+            obj.__dict__[name] = None
+        if version is not None:
+            obj.__dict__[version.name] = new_version
+        stored = dict(obj.__dict__.get("_stored") or {})
+        for name in changed:
+            field = meta.fields_by_name[name]
+            value = obj.__dict__[name]
+            encoded = field.encode(value) if value is not None else None
+            if encoded is None:
+                stored.pop(field.db_name, None)
+            else:
+                stored[field.db_name] = encoded
+        obj.__dict__["_stored"] = stored
+
+    entity = Action(
+        "Update",
+        params,
+        f"update {meta.object_name} {obj.key}",
+        entity_failure(obj, "update", old),
+        follow if locks else None,
+    )
+    return [entity, *locks]
+
+
+def delete_actions(obj: Model, condition: Condition | None = None) -> list[Action]:
+    """The item and every lock it holds, conditioned on still holding them."""
+    meta = obj._meta
+    names = unique_fields(obj)
+    old = stored_values(obj, names) if names else {}
+    if old is None:  # never read: the locks of the values it believes in
+        old = {name: obj.__dict__[name] for name in names}
+    conditions = both(both(condition, version_condition(obj)), holds(old) if old else None)
+    params = delete_params(obj, conditions)
+    owner = meta.key_of(obj.__dict__)
+    releases = [c.release(old, owner) for c in meta.unique]
+    entity = Action(
+        "Delete",
+        params,
+        f"delete {meta.object_name} {obj.key}",
+        entity_failure(obj, "delete", old),
+        written(obj, None, None),
+    )
+    return [entity, *(a for a in releases if a is not None)]
+
+
+def condition_check_action(obj: Model, condition: Condition) -> Action:
+    meta = obj._meta
+    return Action(
+        "ConditionCheck",
+        condition_check_params(obj, condition),
+        f"check {meta.object_name} {obj.key}",
+        entity_failure(obj, "check", None),
+    )

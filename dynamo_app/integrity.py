@@ -1,0 +1,211 @@
+"""Finding (and safely repairing) unique locks out of step with their owners.
+
+Locks and owners change together in one transaction, so they can only drift
+apart through writes made outside the app: data written before a constraint
+was declared, another program, a hand edit. ``check_unique()`` reads both
+sides (explicit, paginated Scans of the constrained tables and the lock
+table) and reports:
+
+* missing locks - an owner holds a value but no lock records it;
+* orphan locks - a lock whose owner no longer exists or no longer holds it;
+* duplicates - two owners holding one unique value (a real conflict that no
+  repair can decide; a person must change one of them).
+
+With ``repair=True`` each fix is its own small transaction conditioned on what
+was read (the owner still holds the value, the lock still has its owner), so
+a repair racing a live write changes nothing rather than the wrong thing.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .exceptions import WriteError
+from .expressions import Attr, all_of
+from .handle import get_handle
+from .unique import LOCK_ID, LOCK_TABLE, Unique, owner_id
+
+if TYPE_CHECKING:
+    from .models.base import Model
+
+
+@dataclass
+class Finding:
+    kind: str  # "missing", "orphan" or "duplicate"
+    model: str
+    constraint: str
+    value: Any
+    detail: str
+    repaired: bool = False
+
+    def __str__(self) -> str:
+        done = " [repaired]" if self.repaired else ""
+        return f"{self.kind}: {self.model}.{self.constraint}={self.value!r}: {self.detail}{done}"
+
+
+@dataclass
+class Report:
+    owners_checked: int = 0
+    locks_checked: int = 0
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def clean(self) -> bool:
+        return all(f.repaired for f in self.findings)
+
+    def count(self, kind: str) -> int:
+        return sum(1 for f in self.findings if f.kind == kind)
+
+
+def constrained_models() -> list[type[Model]]:
+    from .models import registered_models
+
+    return [m for m in registered_models() if m._meta.unique]
+
+
+def check_unique(*, repair: bool = False) -> Report:
+    """Compare every owner's expected locks with the lock table."""
+    report = Report()
+    expected: dict[str, list[tuple[type[Model], Unique, Model]]] = defaultdict(list)
+    models = constrained_models()
+    labels = {m._meta.label for m in models}
+    for model in models:
+        for obj in model.objects.scan().only(*_constrained_fields(model)):
+            report.owners_checked += 1
+            for constraint in model._meta.unique:
+                lock = constraint.lock_id(obj.__dict__)
+                if lock is not None:
+                    expected[lock].append((model, constraint, obj))
+
+    locks = _scan_locks()
+    report.locks_checked = len(locks)
+    for lock, owners in expected.items():
+        model, constraint, obj = owners[0]
+        value = constraint.value(obj.__dict__)
+        if len(owners) > 1:
+            keys = ", ".join(str(o.key) for _, _, o in owners)
+            report.findings.append(
+                Finding("duplicate", model.__name__, constraint.name, value, f"held by {keys}")
+            )
+            continue
+        record = locks.get(lock)
+        owner = owner_id(model._meta.key_of(obj.__dict__))
+        if record is None or record["owner"]["S"] != owner:
+            finding = Finding(
+                "missing",
+                model.__name__,
+                constraint.name,
+                value,
+                f"{obj.key} holds it but "
+                + ("no lock exists" if record is None else "the lock names another owner"),
+            )
+            if repair and record is None:
+                finding.repaired = _claim(constraint, obj)
+            report.findings.append(finding)
+
+    for lock, record in locks.items():
+        if record.get("model", {}).get("S") not in labels or lock in expected:
+            continue
+        model = next(m for m in models if m._meta.label == record["model"]["S"])
+        constraint = next(
+            (c for c in model._meta.unique if c.name == record["constraint"]["S"]), None
+        )
+        value = json.loads(record.get("value", {}).get("S", "null"))
+        finding = Finding(
+            "orphan",
+            model.__name__,
+            record["constraint"]["S"],
+            value,
+            f"lock owned by {record['owner']['S']}, which does not hold it",
+        )
+        if repair and constraint is not None:
+            finding.repaired = _release_orphan(model, constraint, record)
+        report.findings.append(finding)
+    return report
+
+
+def _constrained_fields(model: type[Model]) -> list[str]:
+    return list(dict.fromkeys(n for c in model._meta.unique for n in c.all_fields))
+
+
+def _scan_locks() -> dict[str, dict[str, Any]]:
+    handle = get_handle()
+    locks: dict[str, dict[str, Any]] = {}
+    params: dict[str, Any] = {"TableName": handle.table_name(LOCK_TABLE)}
+    while True:
+        page = handle.call("scan", **params)
+        for item in page.get("Items", []):
+            locks[item[LOCK_ID]["S"]] = item
+        if "LastEvaluatedKey" not in page:
+            return locks
+        params["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+
+
+def _holds(obj: Model, constraint: Unique) -> Any:
+    """A condition: the stored owner still holds the values it was read with."""
+    return all_of(Attr(name) == obj.__dict__[name] for name in constraint.all_fields)
+
+
+def _claim(constraint: Unique, obj: Model) -> bool:
+    from .transactions import Transaction
+
+    tx = Transaction()
+    action = constraint.claim(obj.__dict__, obj._meta.key_of(obj.__dict__))
+    assert action is not None
+    tx.add(action)
+    tx.condition_check(obj, _holds(obj, constraint))
+    return _commit(tx)
+
+
+def _release_orphan(model: type[Model], constraint: Unique, record: dict[str, Any]) -> bool:
+    """Delete a lock whose owner does not hold it - conditioned on both still being so."""
+    from .transactions import Action, Transaction
+
+    owner_key = record["owner_key"]["M"]
+    owner = model._meta.decode(owner_key, partial=True)
+    lock_values = {n: None for n in constraint.all_fields}
+    tx = Transaction()
+    handle = get_handle()
+    tx.add(
+        Action(
+            "Delete",
+            {
+                "TableName": handle.table_name(LOCK_TABLE),
+                "Key": {LOCK_ID: record[LOCK_ID]},
+                "ConditionExpression": "#owner = :owner",
+                "ExpressionAttributeNames": {"#owner": "owner"},
+                "ExpressionAttributeValues": {":owner": record["owner"]},
+            },
+            f"release orphan lock {record[LOCK_ID]['S']}",
+        )
+    )
+    stored = _lock_values(constraint, record)
+    if stored is None:
+        return False
+    lock_values.update(stored)
+    pk = model._meta.partition_key.name
+    still_holds = all_of(Attr(n) == v for n, v in lock_values.items())
+    tx.condition_check(owner, Attr(pk).not_exists() | ~still_holds)
+    return _commit(tx)
+
+
+def _lock_values(constraint: Unique, record: dict[str, Any]) -> dict[str, Any] | None:
+    """The Python values a lock was claimed for, from its key."""
+    meta = constraint.meta
+    assert meta is not None
+    _, _, scope, values = json.loads(record[LOCK_ID]["S"])
+    out = {}
+    for name, (kind, raw) in zip(constraint.all_fields, [*scope, *values], strict=True):
+        out[name] = meta.fields_by_name[name].decode({kind: raw})
+    return out
+
+
+def _commit(tx: Any) -> bool:
+    try:
+        tx.commit()
+    except WriteError:
+        return False  # the data moved under us: leave it for the next run
+    return True

@@ -1,0 +1,304 @@
+"""Transactions: many writes, one ``TransactWriteItems``, all or nothing.
+
+``with dynamo_app.transaction() as tx:`` collects writes on model instances
+across any tables and sends them as one request when the block exits; an
+exception inside the block sends nothing. Each collected action knows what
+its failure *means*, so a cancelled transaction is reported as the error of
+the action that caused it (``UniqueViolation``, ``AlreadyExists``,
+``StaleObjectError``, ``AlreadyApplied``), never as a bare list of codes.
+
+Every transaction carries one ``ClientRequestToken``, reused by every retry,
+so a retry after a timeout cannot apply it twice (DynamoDB honours the token
+for 10 minutes); that is what makes transactions safe to retry.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from . import wire
+from .exceptions import AlreadyApplied, TransactionCanceled, TransactionLimitExceeded
+from .handle import get_handle
+from .tables import KeyAttribute, TableDefinition, registry
+
+if TYPE_CHECKING:
+    from .expressions import Condition
+    from .models.base import Model
+
+MAX_ACTIONS = 100
+MAX_REQUEST_BYTES = 4 * 1024 * 1024
+MAX_GET_ITEMS = 100
+
+IDEMPOTENCY_TABLE = "dynamo_idempotency"
+IDEMPOTENCY_KEY = "idempotency_key"
+IDEMPOTENCY_EXPIRES = "expires_at"
+IDEMPOTENCY_WINDOW = 24 * 3600  # seconds a key is remembered (TTL deletes it later)
+
+IDEMPOTENCY_TABLE_DEFINITION = TableDefinition(
+    declared_name=IDEMPOTENCY_TABLE,
+    partition_key=KeyAttribute(IDEMPOTENCY_KEY, "S"),
+    ttl_attribute=IDEMPOTENCY_EXPIRES,
+    owner="dynamo_app idempotency records",
+)
+
+
+def register_idempotency_table() -> None:
+    """Declare the idempotency records' table; called when a project declares
+    its first model (the writes that can carry a key), so a project that only
+    keeps sessions in DynamoDB is not asked to create it."""
+    if IDEMPOTENCY_TABLE not in registry:
+        registry.register(IDEMPOTENCY_TABLE_DEFINITION)
+
+FailureMapper = Callable[[dict[str, Any] | None], Exception]
+
+
+@dataclass
+class Action:
+    """One entry of a TransactWriteItems: its kind, parameters and meaning."""
+
+    kind: str  # "Put", "Update", "Delete" or "ConditionCheck"
+    params: dict[str, Any]
+    describe: str  # for messages: "create Player {...}", "claim uniform_number=18"
+    on_condition_failed: FailureMapper | None = None
+    on_success: Callable[[], None] | None = None
+
+    def target(self) -> tuple[str, tuple[tuple[str, str], ...]]:
+        """(table, key) of the item this action touches, numbers compared by value."""
+        params = self.params
+        key = params.get("Key")
+        if key is None:  # a Put: the key is inside the item, but which attributes is
+            definition_key = _key_names(params["TableName"])
+            key = {name: params["Item"][name] for name in definition_key if name in params["Item"]}
+        return params["TableName"], tuple(sorted((k, _canonical(v)) for k, v in key.items()))
+
+    def size(self) -> int:
+        item = self.params.get("Item") or self.params.get("Key") or {}
+        return wire.item_size(item) + sum(
+            len(str(v)) for k, v in self.params.items() if k.endswith("Expression")
+        )
+
+
+def _canonical(value: dict[str, Any]) -> str:
+    ((kind, raw),) = value.items()
+    return f"{kind}:{wire.parse_number(raw) if kind == 'N' else raw}"
+
+
+_key_name_cache: dict[str, tuple[str, ...]] = {}
+
+
+def _key_names(deployed_table: str) -> tuple[str, ...]:
+    """The key attribute names of a deployed table, from the registry (no request)."""
+    names = _key_name_cache.get(deployed_table)
+    if names is None:
+        handle = get_handle()
+        for definition in registry.definitions():
+            if handle.table_name(definition.declared_name) == deployed_table:
+                names = definition.key_names()
+                break
+        else:
+            raise TransactionLimitExceeded(
+                f"Table {deployed_table!r} is not declared by any model; a transaction can "
+                "only write registered tables."
+            )
+        _key_name_cache[deployed_table] = names
+    return names
+
+
+class Transaction:
+    """Collects writes; ``commit()`` sends them as one TransactWriteItems.
+
+    Use it through ``dynamo_app.transaction()``. The model-level verbs
+    (``create``, ``save``, ``update``, ``delete``, ``condition_check``) add
+    the same unique-lock and version actions the single-item methods use.
+    """
+
+    def __init__(self, *, idempotency_key: str | None = None) -> None:
+        self.actions: list[Action] = []
+        self.token = uuid.uuid4().hex
+        self.idempotency_key = idempotency_key
+        self.committed = False
+        if idempotency_key is not None:
+            self.add(idempotency_action(idempotency_key))
+
+    def __repr__(self) -> str:
+        return f"<Transaction {len(self.actions)} actions, token={self.token}>"
+
+    # --- model-level verbs
+
+    def create(self, obj: Model) -> Model:
+        from .models import writes
+
+        self.extend(writes.create_actions(obj))
+        return obj
+
+    def save(self, obj: Model, *, condition: Condition | None = None) -> Model:
+        from .models import writes
+
+        self.extend(writes.save_actions(obj, condition=condition))
+        return obj
+
+    def update(self, obj: Model, *, condition: Condition | None = None, **actions: Any) -> Model:
+        from .models import writes
+
+        self.extend(writes.update_actions(obj, condition=condition, **actions))
+        return obj
+
+    def delete(self, obj: Model, *, condition: Condition | None = None) -> None:
+        from .models import writes
+
+        self.extend(writes.delete_actions(obj, condition=condition))
+
+    def condition_check(self, obj: Model, condition: Condition) -> None:
+        """Require ``condition`` to hold on ``obj``'s stored item, writing nothing to it."""
+        from .models import writes
+
+        self.add(writes.condition_check_action(obj, condition))
+
+    # --- low level
+
+    def add(self, action: Action) -> None:
+        if self.committed:
+            raise TransactionLimitExceeded("This transaction was already sent; start a new one.")
+        self.actions.append(action)
+
+    def extend(self, actions: Iterable[Action]) -> None:
+        for action in actions:
+            self.add(action)
+
+    def check_limits(self) -> None:
+        """DynamoDB's limits, checked before anything is sent."""
+        if len(self.actions) > MAX_ACTIONS:
+            raise TransactionLimitExceeded(
+                f"The transaction has {len(self.actions)} actions; DynamoDB allows at most "
+                f"{MAX_ACTIONS}. Split it into smaller transactions (keep transactions small)."
+            )
+        seen: dict[Any, Action] = {}
+        for action in self.actions:
+            target = action.target()
+            if target in seen:
+                raise TransactionLimitExceeded(
+                    f"The transaction touches one item twice ({seen[target].describe}; "
+                    f"{action.describe}); DynamoDB allows one action per item. Combine them."
+                )
+            seen[target] = action
+        size = sum(action.size() for action in self.actions)
+        if size > MAX_REQUEST_BYTES:
+            raise TransactionLimitExceeded(
+                f"The transaction's items total about {size} bytes; DynamoDB allows at most "
+                f"{MAX_REQUEST_BYTES} (4 MB). Split it."
+            )
+
+    def commit(self) -> None:
+        """Send every action as one TransactWriteItems (nothing if there is none)."""
+        if self.committed:
+            raise TransactionLimitExceeded("This transaction was already sent.")
+        if not self.actions:
+            self.committed = True
+            return
+        self.check_limits()
+        request = [{a.kind: a.params} for a in self.actions]
+        try:
+            get_handle().call(
+                "transact_write_items",
+                idempotent=True,  # the token makes a retry after a timeout safe
+                TransactItems=request,
+                ClientRequestToken=self.token,
+            )
+        except TransactionCanceled as exc:
+            raise self.explain(exc) from exc
+        self.committed = True
+        for action in self.actions:
+            if action.on_success is not None:
+                action.on_success()
+
+    def explain(self, exc: TransactionCanceled) -> Exception:
+        """The error of the action that caused the cancellation."""
+        failures = []
+        for action, reason in zip(self.actions, exc.reasons, strict=False):
+            code = reason.get("Code") or "None"
+            if code == "ConditionalCheckFailed" and action.on_condition_failed is not None:
+                return action.on_condition_failed(reason.get("Item"))
+            if code != "None":
+                failures.append(f"{action.describe}: {code} {reason.get('Message', '')}".strip())
+        return TransactionCanceled(
+            "DynamoDB cancelled the transaction; nothing was written. "
+            + ("; ".join(failures) or "No reason was given."),
+            reasons=exc.reasons,
+        )
+
+
+def idempotency_action(key: str) -> Action:
+    """A record that exists once per key: written with the transaction, it turns a
+    repeat of the same logical write into ``AlreadyApplied`` instead of a second effect."""
+    if not isinstance(key, str) or not key or len(key) > 1024:
+        raise TransactionLimitExceeded(
+            "An idempotency key must be a non-empty string of at most 1024 characters, "
+            f"got {key!r}."
+        )
+    handle = get_handle()
+    now = int(time.time())
+    params = {
+        "TableName": handle.table_name(IDEMPOTENCY_TABLE),
+        "Item": {
+            IDEMPOTENCY_KEY: {"S": key},
+            "applied_at": {"N": str(now)},
+            IDEMPOTENCY_EXPIRES: {"N": str(now + IDEMPOTENCY_WINDOW)},
+        },
+        "ConditionExpression": "attribute_not_exists(#k)",
+        "ExpressionAttributeNames": {"#k": IDEMPOTENCY_KEY},
+        "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
+    }
+
+    def already(item: dict[str, Any] | None) -> Exception:
+        applied = item.get("applied_at", {}).get("N") if item else None
+        return AlreadyApplied(
+            f"A write with idempotency key {key!r} was already applied"
+            f"{f' (at {applied}, epoch seconds)' if applied else ''}; nothing was done now.",
+        )
+
+    return Action("Put", params, f"idempotency key {key!r}", already)
+
+
+@contextmanager
+def transaction(*, idempotency_key: str | None = None) -> Iterator[Transaction]:
+    """Collect writes in the block; send them as ONE TransactWriteItems at its end.
+
+    An exception inside the block sends nothing. With ``idempotency_key``, a
+    repeat of the same transaction raises ``AlreadyApplied`` and changes nothing.
+    """
+    tx = Transaction(idempotency_key=idempotency_key)
+    yield tx
+    tx.commit()
+
+
+def read(requests: Iterable[tuple[type[Model], Any]], *, consistent: bool = True) -> list[Any]:
+    """Several items read atomically (one TransactGetItems), in the order asked;
+    ``None`` for a missing item. Each request is ``(Model, key)``."""
+    requests = list(requests)
+    if len(requests) > MAX_GET_ITEMS:
+        raise TransactionLimitExceeded(
+            f"A transactional read takes at most {MAX_GET_ITEMS} items, got {len(requests)}."
+        )
+    if not requests:
+        return []
+    handle = get_handle()
+    items = [
+        {
+            "Get": {
+                "TableName": handle.table_name(model._meta.table_name),
+                "Key": model._meta.key_from_any(key),
+            }
+        }
+        for model, key in requests
+    ]
+    response = handle.call("transact_get_items", TransactItems=items)
+    out = []
+    for (model, _), result in zip(requests, response.get("Responses", []), strict=False):
+        item = result.get("Item")
+        out.append(model._meta.decode(item) if item else None)
+    return out

@@ -1,0 +1,206 @@
+"""Unique constraints on non-key attributes, by lock items in one transaction.
+
+DynamoDB guarantees only that primary keys are unique. A value is made unique
+by a *lock item* in the app-owned table ``dynamo_unique`` whose key is the
+value itself (with its model, constraint and scope): writing the entity and
+its locks in one ``TransactWriteItems``, each conditioned on
+``attribute_not_exists``, lets exactly one of two concurrent claims win.
+
+A lock records its constraint, its value and its owner's key. It is released
+only by a delete conditioned on that owner, so a stale instance can never free
+or steal a lock that now belongs to someone else.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
+
+from .exceptions import ModelDefinitionError, StaleObjectError, UniqueViolation
+from .handle import get_handle
+from .tables import KeyAttribute, TableDefinition, registry
+
+if TYPE_CHECKING:
+    from .models.options import Options
+    from .transactions import Action
+
+LOCK_TABLE = "dynamo_unique"
+LOCK_ID = "lock_id"
+
+LOCK_TABLE_DEFINITION = TableDefinition(
+    declared_name=LOCK_TABLE,
+    partition_key=KeyAttribute(LOCK_ID, "S"),
+    owner="dynamo_app unique locks",
+)
+
+
+def register_lock_table() -> None:
+    """Declare the lock table; called when a model declares ``Meta.unique``, so
+    projects without constraints are not asked to create it."""
+    if LOCK_TABLE not in registry:
+        registry.register(LOCK_TABLE_DEFINITION)
+
+
+def canonical(wire_value: dict[str, Any]) -> Any:
+    """A JSON-able form of a scalar wire value in which equal values are equal:
+    numbers normalised (DynamoDB stores 18 and 18.0 as one number)."""
+    ((kind, raw),) = wire_value.items()
+    if kind == "N":
+        return ["N", str(Decimal(raw).normalize())]
+    return [kind, raw]
+
+
+def owner_id(key: dict[str, dict[str, Any]]) -> str:
+    """The owner's key as one canonical string, compared in lock conditions."""
+    return json.dumps(
+        {name: canonical(v) for name, v in sorted(key.items())}, separators=(",", ":")
+    )
+
+
+class Unique:
+    """``Unique("email")`` or ``Unique("uniform_number", within="team_id")``.
+
+    ``fields``: one field name or several (the combination is unique).
+    ``within``: field names that scope the constraint (unique per team, say).
+    A ``None`` in any of the fields claims nothing, as NULL does in SQL.
+    """
+
+    def __init__(
+        self,
+        fields: str | Sequence[str],
+        *,
+        within: str | Sequence[str] | None = None,
+        name: str | None = None,
+    ) -> None:
+        self.fields = (fields,) if isinstance(fields, str) else tuple(fields)
+        self.within = (within,) if isinstance(within, str) else tuple(within or ())
+        if not self.fields:
+            raise ModelDefinitionError("Unique() needs at least one field name.")
+        self.name = name or "+".join(self.fields)
+        self.meta: Options | None = None
+
+    def __repr__(self) -> str:
+        within = f", within={self.within!r}" if self.within else ""
+        return f"Unique({self.fields!r}{within})"
+
+    def bind(self, meta: Options) -> list[str]:
+        """Attach to a model; returns the problems of the declaration."""
+        self.meta = meta
+        problems = []
+        for name in (*self.fields, *self.within):
+            field = meta.fields_by_name.get(name)
+            if field is None:
+                problems.append(f"Meta.unique {self.name!r} names {name!r}, which is not a field.")
+            elif field.key_type is None:
+                problems.append(
+                    f"Meta.unique {self.name!r}: {field.label} is a {type(field).__name__}; "
+                    "unique values must be strings, numbers or binary."
+                )
+            elif field.is_key and name in self.fields:
+                problems.append(
+                    f"Meta.unique {self.name!r}: {field.label} is part of the primary key, "
+                    "which DynamoDB already keeps unique."
+                )
+        return problems
+
+    @property
+    def all_fields(self) -> tuple[str, ...]:
+        return (*self.within, *self.fields)
+
+    def value(self, values: dict[str, Any]) -> Any:
+        """The constrained value for messages: one value, or a tuple for several."""
+        parts = tuple(values.get(name) for name in self.fields)
+        return parts[0] if len(parts) == 1 else parts
+
+    def lock_id(self, values: dict[str, Any]) -> str | None:
+        """The lock's key for these Python values, or None when a value is null."""
+        assert self.meta is not None
+        fields = self.meta.fields_by_name
+        encoded = []
+        for name in self.all_fields:
+            value = values.get(name)
+            if value is None:
+                return None
+            encoded.append(canonical(fields[name].encode_key(value)))
+        return json.dumps(
+            [
+                self.meta.table_name,
+                self.name,
+                encoded[: len(self.within)],
+                encoded[len(self.within) :],
+            ],
+            separators=(",", ":"),
+            ensure_ascii=False,
+        )
+
+    # --- lock actions
+
+    def claim(self, values: dict[str, Any], owner_key: dict[str, Any]) -> Action | None:
+        """Put the lock for ``values``, conditioned on nobody holding it."""
+        from .transactions import Action
+
+        lock = self.lock_id(values)
+        if lock is None:
+            return None
+        assert self.meta is not None
+        meta, value = self.meta, self.value(values)
+        item = {
+            LOCK_ID: {"S": lock},
+            "constraint": {"S": self.name},
+            "model": {"S": meta.label},
+            "owner": {"S": owner_id(owner_key)},
+            "owner_key": {"M": owner_key},
+            "value": {"S": json.dumps(value, default=str, ensure_ascii=False)},
+        }
+        params = {
+            "TableName": get_handle().table_name(LOCK_TABLE),
+            "Item": item,
+            "ConditionExpression": "attribute_not_exists(#id)",
+            "ExpressionAttributeNames": {"#id": LOCK_ID},
+            "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
+        }
+
+        def taken(_: dict[str, Any] | None) -> Exception:
+            scope = ", ".join(f"{n}={values.get(n)!r}" for n in self.within)
+            return UniqueViolation(
+                f"{meta.object_name}: {self.name}={value!r} is already taken"
+                f"{f' within {scope}' if scope else ''}; nothing was written. "
+                "Choose another value.",
+                model=meta.object_name,
+                constraint=self.name,
+                value=value,
+            )
+
+        return Action("Put", params, f"claim {meta.object_name}.{self.name}={value!r}", taken)
+
+    def release(self, values: dict[str, Any], owner_key: dict[str, Any]) -> Action | None:
+        """Delete the lock for ``values``, conditioned on ``owner_key`` holding it."""
+        from .transactions import Action
+
+        lock = self.lock_id(values)
+        if lock is None:
+            return None
+        assert self.meta is not None
+        meta, value = self.meta, self.value(values)
+        params = {
+            "TableName": get_handle().table_name(LOCK_TABLE),
+            "Key": {LOCK_ID: {"S": lock}},
+            "ConditionExpression": "#owner = :owner",
+            "ExpressionAttributeNames": {"#owner": "owner"},
+            "ExpressionAttributeValues": {":owner": {"S": owner_id(owner_key)}},
+        }
+
+        def stale(_: dict[str, Any] | None) -> Exception:
+            return StaleObjectError(
+                f"{meta.object_name} {owner_key_repr(owner_key)} no longer holds "
+                f"{self.name}={value!r}: the item changed since it was read. Reload it and "
+                "try again; nothing was written."
+            )
+
+        return Action("Delete", params, f"release {meta.object_name}.{self.name}={value!r}", stale)
+
+
+def owner_key_repr(key: dict[str, dict[str, Any]]) -> str:
+    return "{" + ", ".join(f"{k}={canonical(v)[1]!r}" for k, v in key.items()) + "}"

@@ -1,0 +1,253 @@
+"""Unique constraints on non-key attributes: the seed's baseball roster, done rigorously."""
+
+import threading
+
+import pytest
+from django.conf import settings
+from django.core.management import call_command
+from django.test import override_settings
+
+from dynamo_app import models
+from dynamo_app.exceptions import (
+    AlreadyExists,
+    ModelDefinitionError,
+    StaleObjectError,
+    UniqueViolation,
+)
+from dynamo_app.handle import get_handle
+from dynamo_app.integrity import check_unique
+from dynamo_app.testing import count_requests
+from dynamo_app.unique import LOCK_TABLE
+
+
+class Player(models.Model):
+    team_id = models.StringField(partition_key=True)
+    player_id = models.StringField(sort_key=True, default=models.new_uuid)
+    player_name = models.StringField()
+    uniform_number = models.IntegerField(null=True)
+    email = models.StringField(null=True)
+
+    class Meta:
+        table_name = "uq_player"
+        unique = [models.Unique("uniform_number", within="team_id"), models.Unique("email")]
+
+
+def locks():
+    handle = get_handle()
+    return handle.call("scan", TableName=handle.table_name(LOCK_TABLE))["Items"]
+
+
+def lock_values():
+    return sorted(item["value"]["S"] for item in locks())
+
+
+def roster(team="team-001"):
+    return sorted((p.player_name, p.uniform_number) for p in Player.objects.filter(team_id=team))
+
+
+def test_the_seed_scenario(dynamo_db):
+    alice = Player.objects.create(team_id="team-001", player_name="Alice", uniform_number=18)
+    with pytest.raises(UniqueViolation) as error:
+        Player.objects.create(team_id="team-001", player_name="Bob", uniform_number=18)
+    assert error.value.constraint == "uniform_number" and error.value.value == 18
+    assert error.value.model == "Player"
+    assert "uniform_number=18" in str(error.value) and "team-001" in str(error.value)
+    assert roster() == [("Alice", 18)]  # nothing of Bob was written
+    assert lock_values() == ["18"]
+
+    alice.uniform_number = 19
+    alice.save()
+    assert lock_values() == ["19"]
+    Player.objects.create(team_id="team-001", player_name="Bob", uniform_number=18)  # 18 is free
+    with pytest.raises(UniqueViolation):
+        Player.objects.create(team_id="team-001", player_name="Carol", uniform_number=19)
+
+    alice.delete()
+    assert lock_values() == ["18"]
+    assert roster() == [("Bob", 18)]
+
+
+def test_scope_and_global_constraints(dynamo_db):
+    Player.objects.create(team_id="t1", player_name="A", uniform_number=7, email="a@x.org")
+    Player.objects.create(team_id="t2", player_name="B", uniform_number=7)  # other team
+    with pytest.raises(UniqueViolation) as error:
+        Player.objects.create(team_id="t3", player_name="C", email="a@x.org")  # global
+    assert error.value.constraint == "email"
+    assert len(locks()) == 3
+
+
+def test_null_claims_nothing(dynamo_db):
+    Player.objects.create(team_id="t1", player_name="A")
+    Player.objects.create(team_id="t1", player_name="B")
+    assert locks() == []
+
+
+def test_create_with_two_constraints_is_one_transaction(dynamo_db):
+    with count_requests() as counter:
+        Player.objects.create(team_id="t1", player_name="A", uniform_number=1, email="a@x")
+    assert dict(counter) == {"TransactWriteItems": 1}
+    assert len(locks()) == 2
+
+
+def test_unchanged_unique_values_cause_no_lock_traffic(dynamo_db):
+    player = Player.objects.create(team_id="t1", player_name="A", uniform_number=1)
+    player.player_name = "Ann"
+    with count_requests() as counter:
+        player.save()
+        player.update(set={"player_name": "Anne"})
+    assert dict(counter) == {"PutItem": 1, "UpdateItem": 1}
+    assert lock_values() == ["1"]
+
+
+def test_changing_a_value_by_update_moves_the_lock(dynamo_db):
+    player = Player.objects.create(team_id="t1", player_name="A", uniform_number=1)
+    with count_requests() as counter:
+        player.update(set={"uniform_number": 2})
+    assert dict(counter) == {"TransactWriteItems": 1}
+    assert player.uniform_number == 2 and lock_values() == ["2"]
+    player.save(update_fields=["uniform_number"])  # unchanged: no lock traffic
+    player.update(set={"uniform_number": None})  # to null: releases the lock
+    assert locks() == []
+
+
+def test_a_stale_instance_cannot_steal_orphan_or_free_a_lock(dynamo_db):
+    Player.objects.create(team_id="t1", player_id="p1", player_name="A", uniform_number=18)
+    first = Player.objects.get(team_id="t1", player_id="p1")
+    stale = Player.objects.get(team_id="t1", player_id="p1")
+    first.uniform_number = 20
+    first.save()  # 18 -> 20
+    Player.objects.create(team_id="t1", player_name="B", uniform_number=18)  # 18 re-claimed
+
+    stale.uniform_number = 21
+    with pytest.raises(StaleObjectError):
+        stale.save()  # would free B's 18
+    stale.player_name = "renamed"
+    stale.uniform_number = 18
+    with pytest.raises(StaleObjectError):
+        stale.save()  # unchanged (18) but no longer true: writing it back would orphan 20
+    with pytest.raises(StaleObjectError):
+        stale.delete()  # would free B's 18 and leave 20 without its owner
+    assert lock_values() == ["18", "20"]
+    assert roster("t1") == [("A", 20), ("B", 18)]
+    assert check_unique().clean
+
+
+def test_saving_an_unread_instance_never_overwrites(dynamo_db):
+    Player.objects.create(team_id="t1", player_id="p1", player_name="A", uniform_number=5)
+    fresh = Player(team_id="t1", player_id="p1", player_name="X", uniform_number=6)
+    with pytest.raises(AlreadyExists):
+        fresh.save()  # it would leave lock 5 without its owner
+    assert lock_values() == ["5"]
+
+
+def test_unique_declaration_errors():
+    with pytest.raises(ModelDefinitionError, match="nope"):
+
+        class Bad(models.Model):
+            pk = models.StringField(partition_key=True)
+
+            class Meta:
+                table_name = "uq_bad"
+                unique = [models.Unique("nope")]
+
+    with pytest.raises(ModelDefinitionError, match="strings, numbers or binary"):
+
+        class BadType(models.Model):
+            pk = models.StringField(partition_key=True)
+            tags = models.StringSetField()
+
+            class Meta:
+                table_name = "uq_bad2"
+                unique = [models.Unique("tags")]
+
+
+def test_race_for_50_values_has_exactly_one_winner_each(dynamo_db):
+    """8 threads race to claim the same 50 numbers through the local server (one
+    client shared by the threads, as in a threaded WSGI server)."""
+    section = {**settings.DYNAMO, "MAX_IDLE_CONNS": 8}
+    with override_settings(DYNAMO=section):
+        wins = {n: [] for n in range(50)}
+        errors = []
+
+        def claim(worker):
+            for number in wins:
+                try:
+                    Player.objects.create(
+                        team_id="race", player_name=f"w{worker}", uniform_number=number
+                    )
+                    wins[number].append(worker)
+                except UniqueViolation:
+                    pass
+                except Exception as exc:  # noqa: BLE001 - collected and asserted below
+                    errors.append(exc)
+
+        threads = [threading.Thread(target=claim, args=(w,)) for w in range(8)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert errors == []
+        assert all(len(winners) == 1 for winners in wins.values())
+        stored = Player.objects.filter(team_id="race")
+        assert sorted(p.uniform_number for p in stored) == list(range(50))
+        report = check_unique()
+        assert report.findings == [] and report.owners_checked == 50
+
+
+def _raw_put(item):
+    handle = get_handle()
+    handle.call("put_item", TableName=handle.table_name("uq_player"), Item=item)
+
+
+def test_integrity_command_finds_and_repairs(dynamo_db, capsys):
+    Player.objects.create(team_id="t1", player_id="ok", player_name="A", uniform_number=1)
+    # written by another program, without its lock
+    _raw_put(
+        {
+            "team_id": {"S": "t1"},
+            "player_id": {"S": "raw"},
+            "player_name": {"S": "R"},
+            "uniform_number": {"N": "2"},
+        }
+    )
+    # a lock whose owner was deleted behind the app's back
+    orphan = Player.objects.create(
+        team_id="t1", player_id="gone", player_name="G", uniform_number=3
+    )
+    handle = get_handle()
+    handle.call(
+        "delete_item",
+        TableName=handle.table_name("uq_player"),
+        Key={"team_id": {"S": "t1"}, "player_id": {"S": "gone"}},
+    )
+    assert orphan
+
+    report = check_unique()
+    assert sorted((f.kind, f.value) for f in report.findings) == [("missing", 2), ("orphan", 3)]
+    with pytest.raises(SystemExit) as exit_:
+        call_command("dynamo_check_unique")
+    assert exit_.value.code == 1
+    assert "missing" in capsys.readouterr().out
+
+    call_command("dynamo_check_unique", "--repair")
+    assert check_unique().findings == []
+    assert lock_values() == ["1", "2"]
+    with pytest.raises(UniqueViolation):
+        Player.objects.create(team_id="t1", player_name="X", uniform_number=2)
+
+
+def test_integrity_command_reports_real_duplicates(dynamo_db, capsys):
+    for pid in ("a", "b"):
+        _raw_put(
+            {
+                "team_id": {"S": "t1"},
+                "player_id": {"S": pid},
+                "player_name": {"S": pid},
+                "uniform_number": {"N": "9"},
+            }
+        )
+    with pytest.raises(SystemExit):
+        call_command("dynamo_check_unique", "--repair")
+    out = capsys.readouterr().out
+    assert "duplicate" in out and "uniform_number=9" in out
+    assert [f.kind for f in check_unique().findings] == ["duplicate"]
