@@ -14,6 +14,7 @@ import threading
 from typing import Any
 
 import boto3
+import botocore.session
 from botocore.config import Config
 from botocore.exceptions import (
     ClientError,
@@ -26,6 +27,7 @@ from django.core.exceptions import ImproperlyConfigured
 
 from . import exceptions
 from .conf import DynamoSettings, get_settings
+from .parser import ResponseParserFactory
 from .retry import Decision, RetryPolicy, classify, error_code
 from .tables import TableResolver
 
@@ -77,7 +79,11 @@ class Handle:
         )
         if not key_id and s.embedded:
             key_id, secret = "embedded", "embedded"
+        core = botocore.session.get_session()
+        # Items parsed without botocore's shape walk; everything else as botocore does.
+        core.register_component("response_parser_factory", ResponseParserFactory())
         session = boto3.session.Session(
+            botocore_session=core,
             aws_access_key_id=key_id or None,
             aws_secret_access_key=secret or None,
             aws_session_token=token or None,
