@@ -40,6 +40,13 @@ def seed(client: Client) -> None:
     assert client.post("/teams/sample/").status_code == 302
 
 
+def form(client: Client, url: str, **values: Any) -> dict[str, Any]:
+    """The form as the page shows it (hidden fields included), with ``values`` typed in."""
+    shown = client.get(url).context["form"]
+    data = {name: shown[name].value() for name in shown.fields}
+    return {k: v for k, v in {**data, **values}.items() if v is not None}
+
+
 def text(response: Any) -> str:
     """The page as text, tags stripped and whitespace collapsed, for readable asserts."""
     return " ".join(re.sub(r"<[^>]+>", " ", response.content.decode()).split())

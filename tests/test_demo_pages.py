@@ -14,7 +14,7 @@ from django.test import Client
 from dynamo_app.sessions import SessionStore
 from project.roster.models import Team, TeamEvent, TeamStats
 from project.roster.sample import SAMPLE_TEAMS
-from tests.demo_support import demo_site, seed, text
+from tests.demo_support import demo_site, form, seed, text
 
 
 @pytest.fixture(autouse=True)
@@ -88,11 +88,9 @@ def test_roster_pages_follow_cursors(client: Client) -> None:
 
 def test_history_is_paged_newest_first(client: Client) -> None:
     client.post("/teams/new/", {"name": "Sendai Larks"})
+    add = "/teams/sendai-larks/players/new/"
     for number in range(12):
-        client.post(
-            "/teams/sendai-larks/players/new/",
-            {"player_name": f"P{number}", "uniform_number": number},
-        )
+        client.post(add, form(client, add, player_name=f"P{number}", uniform_number=number))
     newest = client.get("/teams/sendai-larks/history/")
     assert newest.status_code == 200
     events = newest.context["page"].items

@@ -1,5 +1,7 @@
 """Plain Django forms; the views turn DynamoDB's refusals into form errors."""
 
+import uuid
+
 from django import forms
 from django.utils.text import slugify
 
@@ -37,3 +39,16 @@ class PlayerForm(forms.Form):
     player_name = forms.CharField(label="Name", max_length=60)
     uniform_number = forms.IntegerField(label="Uniform number", min_value=0, max_value=99)
     position = forms.ChoiceField(choices=POSITIONS, required=False)
+
+
+class AddPlayerForm(PlayerForm):
+    """Carries an idempotency key made when the form is shown: sending the same
+    form twice (a double click, a reload, a retry) adds the player once."""
+
+    idempotency_key = forms.UUIDField(widget=forms.HiddenInput, initial=uuid.uuid4)
+
+
+class EditPlayerForm(PlayerForm):
+    """Carries the version of the player it was filled from (optimistic locking)."""
+
+    version = forms.IntegerField(widget=forms.HiddenInput)

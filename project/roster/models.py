@@ -36,8 +36,11 @@ class Player(models.Model):
     player_name = models.StringField(max_length=60)
     uniform_number = models.IntegerField()
     position = models.StringField(null=True)
+    version = models.VersionField()  # an edit based on a stale read is refused
 
     class Meta:
+        # A number is claimed by a lock item written in the same transaction as the player.
+        unique = [models.Unique("uniform_number", within="team_id")]
         # The roster page lists a team by number: a local index sorts its partition so.
         indexes = [models.LocalIndex("by_number", sort_key="uniform_number")]
 
@@ -58,9 +61,10 @@ class TeamEvent(models.Model):
     detail = models.StringField()
 
     @classmethod
-    def record(cls, team_id: str, actor: str, action: str, detail: str) -> TeamEvent:
+    def new(cls, team_id: str, actor: str, action: str, detail: str) -> TeamEvent:
+        """An unsaved event, to create in the same transaction as the change it records."""
         at = timezone.now()
-        return cls.objects.create(
+        return cls(
             team_id=team_id,
             event_id=new_event_id(at),
             at=at,
@@ -75,9 +79,3 @@ class TeamStats(models.Model):
 
     team_id = models.StringField(partition_key=True)
     page_views = models.IntegerField(default=0)
-
-    @classmethod
-    def record_view(cls, team_id: str) -> int:
-        """One UpdateItem ADD (no read, creates the item on first use); the new count."""
-        stats = cls(team_id=team_id)
-        return stats.update(add={"page_views": 1}, upsert=True)["page_views"]

@@ -6,6 +6,7 @@ DynamoDB lives inside the runserver process, so only that process can fill it.
 
 from __future__ import annotations
 
+import dynamo_app
 from dynamo_app.exceptions import AlreadyExists
 
 from .models import Player, Team, TeamEvent
@@ -61,19 +62,27 @@ SAMPLE_TEAMS: list[tuple[str, str, str, list[tuple[str, int, str]]]] = [
 def create_sample_teams(actor: str) -> int:
     """Create the sample teams that do not exist yet; how many were created.
 
-    A team's create is conditional, so two clicks at once never add its
-    players twice: the loser of the race gets ``AlreadyExists`` and skips it.
+    Each team is one transaction (the team, its players, their number locks
+    and an event): all or nothing, and two clicks at once never add a team
+    twice, as the loser's create of the team gets ``AlreadyExists``.
     """
     created = 0
     for team_id, name, city, players in SAMPLE_TEAMS:
         try:
-            Team.objects.create(team_id=team_id, name=name, city=city)
+            with dynamo_app.transaction() as tx:
+                tx.create(Team(team_id=team_id, name=name, city=city))
+                for player_name, number, position in players:
+                    tx.create(
+                        Player(
+                            team_id=team_id,
+                            player_name=player_name,
+                            uniform_number=number,
+                            position=position,
+                        )
+                    )
+                detail = f"Sample team with {len(players)} players"
+                tx.create(TeamEvent.new(team_id, actor, "created", detail))
         except AlreadyExists:
             continue
-        for player_name, number, position in players:
-            Player.objects.create(
-                team_id=team_id, player_name=player_name, uniform_number=number, position=position
-            )
-        TeamEvent.record(team_id, actor, "created", f"Sample team with {len(players)} players")
         created += 1
     return created

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from django.contrib import messages
@@ -12,10 +13,17 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from dynamo_app.exceptions import AlreadyExists, InvalidCursor
+import dynamo_app
+from dynamo_app.exceptions import (
+    AlreadyApplied,
+    AlreadyExists,
+    InvalidCursor,
+    StaleObjectError,
+    UniqueViolation,
+)
 
 from . import sample
-from .forms import PlayerForm, TeamForm
+from .forms import AddPlayerForm, EditPlayerForm, PlayerForm, TeamForm
 from .models import LEAGUE, Player, Team, TeamEvent, TeamStats
 
 PAGE_SIZE = 10
@@ -69,18 +77,23 @@ def team_list(request: HttpRequest, form: TeamForm | None = None) -> HttpRespons
 
 @require_POST
 def team_create(request: HttpRequest) -> HttpResponse:
-    """One conditional PutItem: the slug is the key, so a taken name is refused."""
+    """One transaction: the team (its slug is the key, so a taken name is refused)
+    and its first event."""
     form = TeamForm(request.POST)
     if not form.is_valid():
         return team_list(request, form)
+    team = Team(
+        team_id=form.team_id, name=form.cleaned_data["name"], city=form.cleaned_data["city"]
+    )
     try:
-        team = Team.objects.create(
-            team_id=form.team_id, name=form.cleaned_data["name"], city=form.cleaned_data["city"]
-        )
+        with dynamo_app.transaction() as tx:
+            tx.create(team)
+            tx.create(
+                TeamEvent.new(team.team_id, actor(request), "created", f"Team {team.name} created")
+            )
     except AlreadyExists:
         form.add_error("name", "A team with this name already exists.")
         return team_list(request, form)
-    TeamEvent.record(team.team_id, actor(request), "created", f"Team {team.name} created")
     messages.success(request, f"Team {team.name} created.")
     return redirect("roster:team", team_id=team.team_id)
 
@@ -96,7 +109,7 @@ def sample_teams(request: HttpRequest) -> HttpResponse:
 
 
 def team_detail(request: HttpRequest, team_id: str) -> HttpResponse:
-    """GetItem (team), UpdateItem ADD (page views), Query (a page of players, by
+    """GetItem (team), UpdateItem ADD (the hot counter, no read), Query (a page of players, by
     number), Query (latest events)."""
     team = get_team(team_id)
     try:
@@ -105,7 +118,7 @@ def team_detail(request: HttpRequest, team_id: str) -> HttpResponse:
     except InvalidCursor:
         messages.warning(request, "That page link is no longer valid; here is the first page.")
         return redirect("roster:team", team_id=team_id)
-    views = TeamStats.record_view(team_id)
+    views = TeamStats.objects.increment(team_id=team_id, page_views=1)["page_views"]
     latest = TeamEvent.objects.filter(team_id=team_id).order_by("-event_id")
     events = list(latest.limit(EVENTS_ON_TEAM_PAGE))
     remember_team(request, team)
@@ -125,74 +138,133 @@ def team_history(request: HttpRequest, team_id: str) -> HttpResponse:
 
 
 def player_add(request: HttpRequest, team_id: str) -> HttpResponse:
+    """One transaction: the player, the lock on its number, the event, and the
+    form's idempotency record (a repeated POST applies nothing)."""
     team = get_team(team_id)
-    form = PlayerForm(request.POST or None)
+    form = AddPlayerForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
-        player = Player.objects.create(
+        player = Player(
             team_id=team_id,
             player_name=data["player_name"],
             uniform_number=data["uniform_number"],
             position=data["position"] or None,
         )
-        TeamEvent.record(
-            team_id, actor(request), "added", f"#{player.uniform_number} {player.player_name}"
-        )
-        messages.success(request, f"Added #{player.uniform_number} {player.player_name}.")
-        return redirect("roster:team", team_id=team_id)
+        label = f"#{player.uniform_number} {player.player_name}"
+        key = f"roster:add-player:{team_id}:{data['idempotency_key']}"
+        try:
+            with dynamo_app.transaction(idempotency_key=key) as tx:
+                tx.create(player)
+                tx.create(TeamEvent.new(team_id, actor(request), "added", label))
+        except UniqueViolation:
+            form.add_error("uniform_number", number_taken(team, player.uniform_number))
+        except AlreadyApplied:
+            messages.info(request, f"{label} was already added; the form was sent twice.")
+            return redirect("roster:team", team_id=team_id)
+        else:
+            messages.success(request, f"Added {label}.")
+            return redirect("roster:team", team_id=team_id)
     return render(request, "roster/player_form.html", {"team": team, "form": form})
 
 
+def number_taken(team: Team, number: int) -> str:
+    """The form error for a taken number, naming who wears it (one Query on the index)."""
+    by_number = Player.objects.using_index("by_number").filter(team_id=team.team_id)
+    holder = by_number.filter(uniform_number=number).first()
+    who = f" by {holder.player_name}" if holder else ""
+    return f"Number {number} is already worn{who} in {team.name}. Choose another number."
+
+
 def player_edit(request: HttpRequest, team_id: str, player_id: str) -> HttpResponse:
-    """Rename and change the number in one form."""
+    """Rename and change the number in one form. One transaction: the player,
+    conditioned on the version the form was filled from (a changed number
+    moves its lock), and the event."""
     team = get_team(team_id)
     player = get_player(team, player_id)
-    initial = {
-        "player_name": player.player_name,
-        "uniform_number": player.uniform_number,
-        "position": player.position or "",
-    }
-    form = PlayerForm(request.POST or None, initial=initial)
-    if request.method == "POST" and form.is_valid():
-        changes = describe_changes(player, form.cleaned_data)
-        player.player_name = form.cleaned_data["player_name"]
-        player.uniform_number = form.cleaned_data["uniform_number"]
-        player.position = form.cleaned_data["position"] or None
-        try:
-            player.save(update_fields=["player_name", "uniform_number", "position"])
-        except Player.DoesNotExist:
-            raise Http404("This player was removed meanwhile.") from None
-        if changes:
-            TeamEvent.record(team_id, actor(request), "changed", "; ".join(changes))
-        messages.success(request, f"Saved #{player.uniform_number} {player.player_name}.")
+    if request.method != "POST":
+        initial = {
+            "player_name": player.player_name,
+            "uniform_number": player.uniform_number,
+            "position": player.position or "",
+            "version": player.version,
+        }
+        form = EditPlayerForm(initial=initial)
+        return render(request, "roster/player_form.html", edit_context(team, player, form))
+    form = EditPlayerForm(request.POST)
+    if not form.is_valid():
+        return render(request, "roster/player_form.html", edit_context(team, player, form))
+    if form.cleaned_data["version"] != player.version:
+        return stale_edit(request, team, player)
+    data = form.cleaned_data
+    edited = copy.copy(player)  # the form's values on the item as read (same version)
+    edited.player_name = data["player_name"]
+    edited.uniform_number = data["uniform_number"]
+    edited.position = data["position"] or None
+    changes = describe_changes(player, edited)
+    try:
+        with dynamo_app.transaction() as tx:
+            tx.save(edited)
+            if changes:
+                tx.create(TeamEvent.new(team_id, actor(request), "changed", "; ".join(changes)))
+    except UniqueViolation:
+        form.add_error("uniform_number", number_taken(team, edited.uniform_number))
+    except StaleObjectError:
+        return stale_edit(request, team, get_player(team, player_id))
+    else:
+        messages.success(request, f"Saved #{edited.uniform_number} {edited.player_name}.")
         return redirect("roster:team", team_id=team_id)
-    context = {"team": team, "player": player, "form": form}
-    return render(request, "roster/player_form.html", context)
+    return render(request, "roster/player_form.html", edit_context(team, player, form))
 
 
-def describe_changes(player: Player, data: dict[str, Any]) -> list[str]:
+def stale_edit(request: HttpRequest, team: Team, current: Player) -> HttpResponse:
+    """Someone saved the player since the form was filled: show the current values
+    beside the user's, and let a second save replace them deliberately."""
+    data = request.POST.copy()
+    data["version"] = str(current.version)
+    form = EditPlayerForm(data)
+    form.is_valid()
+    form.add_error(
+        None,
+        f"Someone else saved this player while you were editing: it is now "
+        f"#{current.uniform_number} {current.player_name} ({current.position or 'no position'}). "
+        "Nothing was changed. Check your values and save again to replace theirs.",
+    )
+    context = edit_context(team, current, form)
+    return render(request, "roster/player_form.html", context, status=409)
+
+
+def edit_context(team: Team, player: Player, form: PlayerForm) -> dict[str, Any]:
+    return {"team": team, "player": player, "form": form}
+
+
+def describe_changes(player: Player, edited: Player) -> list[str]:
     """What the event log says about an edit."""
     changes = []
-    if data["player_name"] != player.player_name:
-        changes.append(f"renamed {player.player_name} to {data['player_name']}")
-    if data["uniform_number"] != player.uniform_number:
+    if edited.player_name != player.player_name:
+        changes.append(f"renamed {player.player_name} to {edited.player_name}")
+    if edited.uniform_number != player.uniform_number:
         changes.append(
-            f"{data['player_name']}: #{player.uniform_number} to #{data['uniform_number']}"
+            f"{edited.player_name}: #{player.uniform_number} to #{edited.uniform_number}"
         )
-    if (data["position"] or None) != player.position:
-        changes.append(f"{data['player_name']}: position {data['position'] or 'none'}")
+    if edited.position != player.position:
+        changes.append(f"{edited.player_name}: position {edited.position or 'none'}")
     return changes
 
 
 def player_delete(request: HttpRequest, team_id: str, player_id: str) -> HttpResponse:
+    """One transaction: the player, its number's lock, and the event."""
     team = get_team(team_id)
     player = get_player(team, player_id)
     if request.method == "POST":
-        player.delete()
-        TeamEvent.record(
-            team_id, actor(request), "removed", f"#{player.uniform_number} {player.player_name}"
-        )
-        messages.success(request, f"Removed #{player.uniform_number} {player.player_name}.")
+        label = f"#{player.uniform_number} {player.player_name}"
+        try:
+            with dynamo_app.transaction() as tx:
+                tx.delete(player)
+                tx.create(TeamEvent.new(team_id, actor(request), "removed", label))
+        except StaleObjectError:
+            messages.warning(request, f"{label} was changed meanwhile; nothing was removed.")
+        else:
+            messages.success(request, f"Removed {label}.")
         return redirect("roster:team", team_id=team_id)
     return render(request, "roster/player_confirm_delete.html", {"team": team, "player": player})
 
