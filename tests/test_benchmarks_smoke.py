@@ -1,0 +1,15 @@
+"""``python -m benchmarks --quick`` keeps working (its numbers are not checked here)."""
+
+import pytest
+
+from benchmarks.__main__ import main
+
+
+@pytest.mark.django_db
+def test_quick_benchmarks_run(capsys: pytest.CaptureFixture[str]) -> None:
+    sections = {s.title[0]: s for s in main(["--quick", "--repeat", "1"])}
+    assert sorted(sections) == ["1", "2", "3", "4", "5", "6"]
+    operations = {row[0]: row[1] for row in sections["2"].rows}
+    assert all(requests.startswith("1 ") for requests in operations.values())
+    assert sections["6"].rows[0][-1] == "clean"
+    assert "### 1. Codec" in capsys.readouterr().out
