@@ -279,7 +279,9 @@ class QuerySet(Generic[M]):
         decode = self.model._meta.decode
         partial = self._partial
         for response in self._pages():
-            for item in response["Items"]:
+            # pop: no reference to this page's items is left while the next page
+            # is fetched, so iteration holds one page at a time, not two.
+            for item in response.pop("Items"):
                 yield decode(item, partial=partial)  # type: ignore[misc]
 
     def count(self) -> int:
