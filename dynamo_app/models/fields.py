@@ -423,10 +423,14 @@ class DateTimeField(Field):
             raise self.invalid(
                 value, "a timezone-aware datetime (e.g. django.utils.timezone.now())"
             )
+        try:
+            utc = value.astimezone(UTC)
+        except OverflowError:
+            raise self.invalid(value, "a datetime whose UTC time is within years 1-9999") from None
         if self.epoch:
-            return {"N": str((value - EPOCH) // timedelta(seconds=1))}
-        utc = value.astimezone(UTC)
-        return {"S": utc.strftime("%Y-%m-%dT%H:%M:%S.%fZ")}
+            return {"N": str((utc - EPOCH) // timedelta(seconds=1))}
+        # isoformat, not strftime: "%Y" does not pad years before 1000 to four digits.
+        return {"S": utc.replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"}
 
     def decode(self, value: dict[str, Any]) -> Any:
         if self.epoch:
