@@ -216,6 +216,11 @@ class StringField(Field):
             value = str(value)
         if self.max_length is not None and len(value) > self.max_length:
             raise self.invalid(value, f"at most {self.max_length} characters")
+        if not value.isascii():
+            try:
+                value.encode()
+            except UnicodeEncodeError:
+                raise self.invalid(value, "valid Unicode text (no lone surrogates)") from None
         return {"S": value}
 
     def decode(self, value: dict[str, Any]) -> Any:

@@ -443,7 +443,11 @@ class Options:
         return values
 
     def check_size(self, item: dict[str, dict[str, Any]]) -> None:
-        size = wire.item_size(item)
+        """DynamoDB's item limits: text must be valid Unicode (UTF-8), the item at most 400 KB."""
+        try:
+            size = wire.item_size(item)
+        except UnicodeEncodeError:
+            raise self._not_unicode(item) from None
         if size > wire.MAX_ITEM_BYTES:
             key = {
                 f.name: wire.decode(item[f.db_name]) for f in self.key_fields if f.db_name in item
@@ -454,6 +458,18 @@ class Options:
                 "was sent. Store large payloads elsewhere (e.g. S3) and keep a reference.",
                 model=self.object_name,
             )
+
+    def _not_unicode(self, item: dict[str, dict[str, Any]]) -> ValidationError:
+        """The error for text with a lone surrogate (no UTF-8 form), naming its field."""
+        name = next(n for n, v in item.items() if not _encodable({n: v}))
+        field = self.fields_by_db_name.get(name)
+        label = field.name if field is not None else name
+        return ValidationError(
+            f"{self.object_name}.{label}: a string in it is not valid Unicode (it holds a lone "
+            "surrogate, which has no UTF-8 form); DynamoDB stores only UTF-8 text.",
+            model=self.object_name,
+            field=label,
+        )
 
     # --- keys
 
@@ -543,3 +559,11 @@ class Options:
         for name in wanted:
             self.field_for_path(name)
         return wanted
+
+
+def _encodable(item: dict[str, dict[str, Any]]) -> bool:
+    try:
+        wire.item_size(item)
+    except UnicodeEncodeError:
+        return False
+    return True
