@@ -46,7 +46,7 @@ EXTERNAL_ENDPOINT = os.environ.get(ENDPOINT_ENV, "").rstrip("/")
 ENGINE = "external" if EXTERNAL_ENDPOINT else "moto"
 # This process's share of an external server: a region per pytest-xdist worker.
 WORKER = os.environ.get("PYTEST_XDIST_WORKER")
-REGION = f"test-{WORKER}" if EXTERNAL_ENDPOINT and WORKER else "us-east-1"
+WORKER_REGION = f"test-{WORKER}" if WORKER else "us-east-1"
 
 moto_only = pytest.mark.skipif(
     ENGINE != "moto",
@@ -56,13 +56,13 @@ moto_only = pytest.mark.skipif(
 
 def test_settings(base: dict[str, Any], endpoint: str) -> dict[str, Any]:
     """The project's DYNAMO section, pointed at a local server for tests
-    (and at this worker's region on an external engine)."""
+    (and at this worker's region on the external engine; moto knows only AWS's regions)."""
     return {
         **base,
         **TEST_CREDENTIALS,
         "ENABLED": True,
         "ENDPOINT": endpoint,
-        "REGION": REGION,
+        "REGION": WORKER_REGION if endpoint == EXTERNAL_ENDPOINT else "us-east-1",
         "AUTO_MIGRATE": False,
         "VERIFY_SCHEMA": False,
     }
@@ -173,8 +173,17 @@ def dynamo_server(django_test_environment: Any) -> Iterator[Any]:
 
 @pytest.fixture
 def dynamo_db(dynamo_server: Any) -> Iterator[Any]:
+    from django.conf import settings
+
     from .handle import get_handle
 
+    endpoint = settings.DYNAMO.get("ENDPOINT")
+    if endpoint != dynamo_server.url:
+        pytest.fail(
+            f"settings.DYNAMO['ENDPOINT'] is {endpoint!r}, not the test server "
+            f"{dynamo_server.url}: an override_settings entered before dynamo_server's own was "
+            "exited after it. Request dynamo_db (or dynamo_server) before overriding settings."
+        )
     dynamo_server.reset()
     create_tables()
     yield get_handle()
