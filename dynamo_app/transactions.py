@@ -186,6 +186,8 @@ class Transaction:
                     f"{action.describe}); DynamoDB allows one action per item. Combine them."
                 )
             seen[target] = action
+        if len(self.actions) * wire.MAX_ITEM_BYTES <= MAX_REQUEST_BYTES:
+            return  # every item is at most 400 KB (checked when built): no sum can exceed
         size = sum(action.size() for action in self.actions)
         if size > MAX_REQUEST_BYTES:
             raise TransactionLimitExceeded(
