@@ -95,8 +95,9 @@ def test_startup_against_a_refusing_endpoint_names_it_within_the_timeout(dynamo_
     monkeypatch.setattr(sys, "argv", ["gunicorn", "project.wsgi"])
     section = {
         **settings_for({"TABLE_PREFIX": "test-"}, url),
-        "VERIFY_SCHEMA": True,
+        **FAST_FAILURE,
         "TIMEOUT": "2s",
+        "VERIFY_SCHEMA": True,
         "SECRET_ACCESS_KEY": "CANARY-SECRET-startup",
     }
     with override_settings(DYNAMO=section):
