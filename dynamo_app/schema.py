@@ -151,7 +151,13 @@ def _in_parallel(func: Callable[[T], R], items: list[T]) -> list[R]:
         return [func(i) for i in items]
     workers = min(len(items), MAX_WORKERS)
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix=WORKER_PREFIX) as pool:
-        return list(pool.map(func, items))
+        futures = [pool.submit(func, item) for item in items]
+        try:
+            return [future.result() for future in futures]
+        except BaseException:
+            # Fail fast (an unreachable endpoint at startup): drop the queued calls.
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
 
 
 def _describe(handle: Handle, deployed_name: str) -> dict[str, Any] | None:
