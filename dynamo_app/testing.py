@@ -34,10 +34,13 @@ from typing import Any
 
 import pytest
 
-from . import apps
+from . import apps, handle
 
 # A test run makes its own tables: the startup check would only find none.
 apps.schema_check_at_startup = False
+# Local engines accept requests DynamoDB rejects: keep botocore's own request
+# validation on in tests as a guard against malformed requests built by the app.
+handle.validate_parameters = True
 
 TEST_CREDENTIALS = {"ACCESS_KEY_ID": "testing", "SECRET_ACCESS_KEY": "testing", "SESSION_TOKEN": ""}
 
