@@ -105,16 +105,8 @@ def update_params(obj: Model, update: Update, condition: Condition | None = None
     return params
 
 
-def delete_params(obj: Model, condition: Condition | None = None) -> dict[str, Any]:
-    meta = obj._meta
-    c = meta.compiler()
-    params: dict[str, Any] = {"TableName": _table(obj), "Key": meta.key_of(obj.__dict__)}
-    _with_condition(params, c, condition)
-    params.update(c.params())
-    return params
-
-
-def condition_check_params(obj: Model, condition: Condition) -> dict[str, Any]:
+def key_params(obj: Model, condition: Condition | None = None) -> dict[str, Any]:
+    """The item's key and an optional condition: a Delete, or a ConditionCheck."""
     meta = obj._meta
     c = meta.compiler()
     params: dict[str, Any] = {"TableName": _table(obj), "Key": meta.key_of(obj.__dict__)}
@@ -429,7 +421,7 @@ def delete_actions(obj: Model, condition: Condition | None = None) -> list[Actio
     if old is None:  # never read: the locks of the values it believes in
         old = {name: obj.__dict__[name] for name in names}
     conditions = both(both(condition, version_condition(obj)), holds(old) if old else None)
-    params = delete_params(obj, conditions)
+    params = key_params(obj, conditions)
     owner = meta.key_of(obj.__dict__)
     releases = [c.release(old, owner) for c in meta.unique]
     entity = Action(
@@ -446,7 +438,7 @@ def condition_check_action(obj: Model, condition: Condition) -> Action:
     meta = obj._meta
     return Action(
         "ConditionCheck",
-        condition_check_params(obj, condition),
+        key_params(obj, condition),
         f"check {meta.object_name} {obj.key}",
         entity_failure(obj, "check", None),
     )
