@@ -110,6 +110,14 @@ def django_pointed_at(url: str) -> Iterator[None]:
     if not settings.configured:
         settings.configure(**BASE_SETTINGS)
         django.setup()
+    from dynamo_app import handle
+
     dynamo = test_settings({"TABLE_PREFIX": TABLE_PREFIX}, url)
-    with override_settings(DYNAMO=dynamo):
-        yield
+    # Measure the production client: the test plugin turns botocore's redundant
+    # request validation on as a guard; a deployed app runs without it.
+    validating, handle.validate_parameters = handle.validate_parameters, False
+    try:
+        with override_settings(DYNAMO=dynamo):
+            yield
+    finally:
+        handle.validate_parameters = validating

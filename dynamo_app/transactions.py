@@ -14,8 +14,8 @@ for 10 minutes); that is what makes transactions safe to retry.
 
 from __future__ import annotations
 
+import os
 import time
-import uuid
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -53,6 +53,7 @@ def register_idempotency_table() -> None:
     keeps sessions in DynamoDB is not asked to create it."""
     if IDEMPOTENCY_TABLE not in registry:
         registry.register(IDEMPOTENCY_TABLE_DEFINITION)
+
 
 FailureMapper = Callable[[dict[str, Any] | None], Exception]
 
@@ -119,7 +120,7 @@ class Transaction:
 
     def __init__(self, *, idempotency_key: str | None = None) -> None:
         self.actions: list[Action] = []
-        self.token = uuid.uuid4().hex
+        self.token = os.urandom(16).hex()  # one ClientRequestToken per logical transaction
         self.idempotency_key = idempotency_key
         self.committed = False
         if idempotency_key is not None:

@@ -26,6 +26,9 @@ if TYPE_CHECKING:
     from .models.options import Options
     from .transactions import Action
 
+# Built once: json.dumps() with non-default options builds a new encoder per call.
+_to_json = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, default=str).encode
+
 LOCK_TABLE = "dynamo_unique"
 LOCK_ID = "lock_id"
 
@@ -54,9 +57,7 @@ def canonical(wire_value: dict[str, Any]) -> Any:
 
 def owner_id(key: dict[str, dict[str, Any]]) -> str:
     """The owner's key as one canonical string, compared in lock conditions."""
-    return json.dumps(
-        {name: canonical(v) for name, v in sorted(key.items())}, separators=(",", ":")
-    )
+    return _to_json({name: canonical(v) for name, v in sorted(key.items())})
 
 
 class Unique:
@@ -124,16 +125,8 @@ class Unique:
             if value is None:
                 return None
             encoded.append(canonical(fields[name].encode_key(value)))
-        return json.dumps(
-            [
-                self.meta.table_name,
-                self.name,
-                encoded[: len(self.within)],
-                encoded[len(self.within) :],
-            ],
-            separators=(",", ":"),
-            ensure_ascii=False,
-        )
+        scope, values = encoded[: len(self.within)], encoded[len(self.within) :]
+        return _to_json([self.meta.table_name, self.name, scope, values])
 
     # --- lock actions
 
@@ -152,7 +145,7 @@ class Unique:
             "model": {"S": meta.label},
             "owner": {"S": owner_id(owner_key)},
             "owner_key": {"M": owner_key},
-            "value": {"S": json.dumps(value, default=str, ensure_ascii=False)},
+            "value": {"S": _to_json(value)},
         }
         params = {
             "TableName": get_handle().table_name(LOCK_TABLE),
