@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import time
 from collections import Counter
 from collections.abc import Iterator
 from typing import Any
@@ -105,22 +106,28 @@ class ExternalServer:
         self.url = url
 
     def reset(self) -> None:
-        """Delete every table in this worker's region and wait until they are gone."""
+        """Delete every table in this worker's region and wait until they are gone
+        (at once on local engines, seconds on DynamoDB)."""
         from .handle import get_handle
 
         handle = get_handle()
-        names, page = [], {}
-        while True:
-            listing = handle.call("list_tables", **page)
-            names += listing["TableNames"]
-            if "LastEvaluatedTableName" not in listing:
-                break
-            page = {"ExclusiveStartTableName": listing["LastEvaluatedTableName"]}
-        for name in names:
+        for name in _table_names(handle):
             handle.call("delete_table", TableName=name)
-        waiter = handle.client.get_waiter("table_not_exists")
-        for name in names:
-            waiter.wait(TableName=name, WaiterConfig=_POLL)
+        for _ in range(_POLL["MaxAttempts"]):
+            if not _table_names(handle):
+                return
+            time.sleep(_POLL["Delay"])
+        raise TimeoutError(f"Tables still being deleted on {self.url}: {_table_names(handle)}")
+
+
+def _table_names(handle: Any) -> list[str]:
+    names, page = [], {}
+    while True:
+        listing = handle.call("list_tables", **page)
+        names += listing["TableNames"]
+        if "LastEvaluatedTableName" not in listing:
+            return names
+        page = {"ExclusiveStartTableName": listing["LastEvaluatedTableName"]}
 
 
 class RequestCounter(Counter):
