@@ -1,7 +1,7 @@
 """A project with no relational database at all and its sessions in DynamoDB.
 
-Run in a subprocess by tests/test_sessions_e2e.py, against the suite's local
-server (DYNAMO_TEST_ENDPOINT) and table prefix (DYNAMO_TEST_PREFIX).
+Run in a subprocess by tests/test_sessions_e2e.py, against the suite's server,
+region and table prefix (NODB_DYNAMO_ENDPOINT, NODB_DYNAMO_REGION, NODB_DYNAMO_PREFIX).
 """
 
 import os
@@ -17,10 +17,10 @@ ROOT_URLCONF = "tests.session_views"
 SESSION_ENGINE = "dynamo_app.sessions"
 DYNAMO = {
     "ENABLED": True,
-    "ENDPOINT": os.environ["DYNAMO_TEST_ENDPOINT"],
-    "REGION": "us-east-1",
+    "ENDPOINT": os.environ["NODB_DYNAMO_ENDPOINT"],
+    "REGION": os.environ["NODB_DYNAMO_REGION"],
     "ACCESS_KEY_ID": "testing",
     "SECRET_ACCESS_KEY": "testing",
-    "TABLE_PREFIX": os.environ["DYNAMO_TEST_PREFIX"],
+    "TABLE_PREFIX": os.environ["NODB_DYNAMO_PREFIX"],
     "VERIFY_SCHEMA": True,  # startup checks the session table like any other
 }

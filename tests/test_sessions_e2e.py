@@ -160,8 +160,9 @@ def run_nodb_project(url: str, prefix: str) -> subprocess.CompletedProcess[str]:
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "tests.nodb_settings",
-        "DYNAMO_TEST_ENDPOINT": url,
-        "DYNAMO_TEST_PREFIX": prefix,
+        "NODB_DYNAMO_ENDPOINT": url,
+        "NODB_DYNAMO_PREFIX": prefix,
+        "NODB_DYNAMO_REGION": settings.DYNAMO["REGION"],  # the worker's, on an external engine
         "PYTHONPATH": str(ROOT),
     }
     return subprocess.run(
