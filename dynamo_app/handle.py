@@ -11,6 +11,8 @@ from __future__ import annotations
 import atexit
 import logging
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import boto3
@@ -201,12 +203,14 @@ class Handle:
 
 _handle: Handle | None = None
 _lock = threading.Lock()
+_this_thread = threading.local()
 
 
 def get_handle() -> Handle:
-    """The process handle; raises ``NotConfigured`` when DYNAMO['ENABLED'] is off."""
+    """The handle this thread uses (see ``using()``), else the process handle;
+    raises ``NotConfigured`` when DYNAMO['ENABLED'] is off."""
     global _handle
-    handle = _handle
+    handle = getattr(_this_thread, "handle", None) or _handle
     if handle is not None:
         return handle
     with _lock:
@@ -216,6 +220,19 @@ def get_handle() -> Handle:
                 raise exceptions.NotConfigured()
             _handle = Handle(settings)
         return _handle
+
+
+@contextmanager
+def using(handle: Handle) -> Iterator[Handle]:
+    """Send this thread's requests through ``handle`` inside the block - a client
+    of its own (e.g. per worker thread, or another account's), built with
+    ``Handle(settings)``. The caller closes it."""
+    previous = getattr(_this_thread, "handle", None)
+    _this_thread.handle = handle
+    try:
+        yield handle
+    finally:
+        _this_thread.handle = previous
 
 
 def reset() -> None:

@@ -8,13 +8,14 @@ from django.core.management import call_command
 from django.test import override_settings
 
 from dynamo_app import models
+from dynamo_app.conf import get_settings
 from dynamo_app.exceptions import (
     AlreadyExists,
     ModelDefinitionError,
     StaleObjectError,
     UniqueViolation,
 )
-from dynamo_app.handle import get_handle
+from dynamo_app.handle import Handle, get_handle, using
 from dynamo_app.integrity import check_unique
 from dynamo_app.testing import count_requests
 from dynamo_app.unique import LOCK_TABLE
@@ -162,14 +163,20 @@ def test_unique_declaration_errors():
 
 
 def test_race_for_50_values_has_exactly_one_winner_each(dynamo_db):
-    """8 threads race to claim the same 50 numbers through the local server (one
-    client shared by the threads, as in a threaded WSGI server)."""
+    """8 threads, each with its own client, race to claim the same 50 numbers
+    through the local server."""
     section = {**settings.DYNAMO, "MAX_IDLE_CONNS": 8}
     with override_settings(DYNAMO=section):
         wins = {n: [] for n in range(50)}
         errors = []
 
         def claim(worker):
+            client = Handle(get_settings())
+            with using(client):
+                race(worker)
+            client.close()
+
+        def race(worker):
             for number in wins:
                 try:
                     Player.objects.create(
