@@ -158,7 +158,25 @@ def item_size(item: dict[str, dict[str, Any]]) -> int:
     Follows "DynamoDB item sizes and formats" in the developer guide; numbers
     are counted at their upper bound so the estimate never undercounts.
     """
-    return sum(len(name.encode()) + value_size(value) for name, value in item.items())
+    total = 0
+    for name, value in item.items():
+        try:
+            total += len(name.encode()) + value_size(value)
+        except NestingTooDeep as exc:
+            exc.attribute = name
+            raise
+    return total
+
+
+# DynamoDB counts a top-level attribute as level 1 of at most 32: 31 maps or
+# lists may nest inside it (measured against DynamoDB: 31 wraps pass, 32 fail).
+MAX_NESTING = 31
+
+
+class NestingTooDeep(WireError):
+    """A map or list nests deeper than DynamoDB stores; ``attribute`` names it."""
+
+    attribute = ""
 
 
 def _number_size(text: str) -> int:
@@ -170,7 +188,7 @@ def _string_size(value: str) -> int:
     return len(value) if value.isascii() else len(value.encode())
 
 
-def value_size(wire: dict[str, Any]) -> int:
+def value_size(wire: dict[str, Any], depth: int = 1) -> int:
     ((kind, value),) = wire.items()
     if kind == "S":
         return _string_size(value)
@@ -186,8 +204,10 @@ def value_size(wire: dict[str, Any]) -> int:
         return sum(_number_size(v) for v in value)
     if kind == "BS":
         return sum(len(v) for v in value)
+    if kind in ("L", "M") and depth > MAX_NESTING:
+        raise NestingTooDeep(f"maps and lists nest more than {MAX_NESTING} levels deep")
     if kind == "L":
-        return 3 + sum(1 + value_size(v) for v in value)
+        return 3 + sum(1 + value_size(v, depth + 1) for v in value)
     if kind == "M":
-        return 3 + sum(1 + len(k.encode()) + value_size(v) for k, v in value.items())
+        return 3 + sum(1 + len(k.encode()) + value_size(v, depth + 1) for k, v in value.items())
     raise WireError(f"unknown DynamoDB type {kind!r}")

@@ -212,3 +212,33 @@ def test_reserved_and_unicode_attribute_names_work_in_every_expression(dynamo_db
         Key={"キー": {"S": "k"}, "order": {"N": "1"}},
     )["Item"]
     assert set(item) == {"キー", "order", "名前 🎉", "größe.count"}  # a dot is not a path here
+
+
+def _nested(levels):
+    value = "leaf"
+    for _ in range(levels):
+        value = {"n": value}
+    return value
+
+
+def test_nesting_deeper_than_dynamodb_stores_is_refused_before_sending(dynamo_db):
+    """DynamoDB keeps 32 levels, the attribute itself counting as one: 31 maps
+    inside an attribute are stored, 32 are refused (moto would accept them)."""
+    Everything(id="deep", data=_nested(31)).save()
+    assert Everything.objects.get(id="deep").data == _nested(31)
+    with count_requests() as requests, pytest.raises(ValidationError, match="Everything.data"):
+        Everything(id="deeper", data=_nested(32)).save()
+    assert requests.total == 0
+
+
+def test_update_operands_are_checked_like_stored_values(dynamo_db):
+    obj = Everything(id="u")
+    obj.save()
+    with count_requests() as requests:
+        with pytest.raises(ValidationError, match="Everything.data"):
+            obj.update(set={"data": _nested(32)})
+        with pytest.raises(ValidationError, match="lone surrogate"):
+            obj.update(set={"data": {"text": "bad \ud800"}})
+    assert requests.total == 0
+    obj.update(set={"data": _nested(31)})
+    assert Everything.objects.get(id="u").data == _nested(31)

@@ -443,11 +443,21 @@ class Options:
         return values
 
     def check_size(self, item: dict[str, dict[str, Any]]) -> None:
-        """DynamoDB's item limits: text must be valid Unicode (UTF-8), the item at most 400 KB."""
+        """DynamoDB's item limits: text must be valid Unicode (UTF-8), maps and lists
+        nested at most 32 levels, the item at most 400 KB."""
         try:
             size = wire.item_size(item)
         except UnicodeEncodeError:
             raise self._not_unicode(item) from None
+        except wire.NestingTooDeep as exc:
+            field = self.fields_by_db_name.get(exc.attribute)
+            name = field.name if field is not None else exc.attribute
+            raise ValidationError(
+                f"{self.object_name}.{name}: {exc}; DynamoDB stores at most 32 levels "
+                "(the attribute itself counts as one). Nothing was sent.",
+                model=self.object_name,
+                field=name,
+            ) from None
         if size > wire.MAX_ITEM_BYTES:
             key = {
                 f.name: wire.decode(item[f.db_name]) for f in self.key_fields if f.db_name in item
@@ -529,22 +539,34 @@ class Options:
         return (field.db_name, *parts[1:])
 
     def encode_operand(self, path: str, value: Any, kind: str) -> dict[str, Any]:
+        """An expression operand in wire form, checked as a stored value would be
+        (Unicode text, nesting depth counted from the path it goes to)."""
         field, parts = self.field_for_path(path)
+        name = field.name
         try:
             if kind == "size":
                 return {"N": wire.number_text(value)}
             if len(parts) == 2 and isinstance(field, (ListField, MapField)) and field.of:
                 field = field.of
-            elif len(parts) > 1:
-                return wire.encode(value)
             if value is None:
                 return {"NULL": True}
-            if kind == "element":
-                return field.encode_element(value)
-            encoded = field.encode(value)
+            if len(parts) > 1 and field.name == name:
+                encoded = wire.encode(value)
+            elif kind == "element":
+                encoded = field.encode_element(value)
+            else:
+                encoded = field.encode(value)
+            if encoded is not None:
+                wire.value_size(encoded, depth=len(parts))
+        except UnicodeEncodeError:
+            raise ValidationError(
+                f"{self.object_name}.{path}: text with a lone surrogate has no UTF-8 form.",
+                model=self.object_name,
+                field=name,
+            ) from None
         except wire.WireError as exc:
             raise ValidationError(
-                f"{self.object_name}.{path}: {exc}.", model=self.object_name, field=field.name
+                f"{self.object_name}.{path}: {exc}.", model=self.object_name, field=name
             ) from None
         if encoded is None:
             raise field.invalid(value, "a non-empty set (DynamoDB stores no empty sets)")
