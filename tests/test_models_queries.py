@@ -217,3 +217,10 @@ def test_empty_string_in_an_index_key_is_rejected_before_sending(dynamo_db, dyna
     with pytest.raises(ValidationError, match="Reading.label"):
         Reading(sensor="s", at=1, label="").save()
     assert dynamo_requests.total == 0
+
+
+def test_where_on_a_key_of_the_query_is_refused_before_sending(dynamo_db, dynamo_requests):
+    query = Reading.objects.filter(sensor="s1").where(Attr("at") > 3)
+    with pytest.raises(QueryError, match="filter\\(\\)"):
+        list(query)
+    assert dynamo_requests.total == 0

@@ -192,6 +192,19 @@ class QuerySet(Generic[M]):
             )
         return all_of([partition, *sort])  # type: ignore[return-value]
 
+    def _check_filter_paths(self, where: Condition, schema: KeySchema) -> None:
+        """A Query's filter may not name the key it queries by (DynamoDB refuses it)."""
+        meta = self.model._meta
+        keys = {f.name for f in (schema.partition, schema.sort) if f is not None}
+        for path in where.paths():
+            field, _ = meta.field_for_path(path)
+            if field.name in keys:
+                raise QueryError(
+                    f"{meta.object_name}: {field.name!r} is a key of {schema.where}; a query "
+                    f"cannot filter it with where(). Put the condition in filter() "
+                    f"({field.name}=..., {field.name}__gt=..., ...)."
+                )
+
     def _not_a_key(self, path: str, schema: KeySchema) -> str:
         meta = self.model._meta
         hint = f"Use .where({path}=...) to filter after the read"
@@ -233,6 +246,8 @@ class QuerySet(Generic[M]):
             raise QueryError("scan() returns items in no defined order; order_by() needs a query.")
         where = all_of(self._where)
         if where is not None:
+            if not self._scan:
+                self._check_filter_paths(where, schema)
             params["FilterExpression"] = where.compile(c)
         if self._only is not None:
             params["ProjectionExpression"] = c.projection(meta.projection_names(self._only))
