@@ -42,6 +42,7 @@ DEFAULTS: dict[str, Any] = {
     "VERIFY_SCHEMA": True,
     "AUTO_MIGRATE": False,
     "RETRY": {},
+    "LOCAL_STATE_FILE": "",
 }
 
 RETRY_DEFAULTS: dict[str, Any] = {
@@ -110,6 +111,7 @@ class DynamoSettings:
     verify_schema: bool = True
     auto_migrate: bool = False
     retry: RetrySettings = field(default_factory=RetrySettings)
+    local_state_file: str = ""
     region_source: str = "REGION"
 
     @property
@@ -251,6 +253,7 @@ def parse(raw: Any, *, debug: bool = False) -> DynamoSettings:
     for key in str_keys:
         _check_type(key, values[key], str, "a string")
     _check_type("TABLE_NAMES", values["TABLE_NAMES"], dict, "a dict of declared -> deployed names")
+    _check_type("LOCAL_STATE_FILE", values["LOCAL_STATE_FILE"], (str, os.PathLike), "a file path")
     pool = values["MAX_IDLE_CONNS"]
     if isinstance(pool, bool) or not isinstance(pool, int) or pool < 1:
         raise _type_error("MAX_IDLE_CONNS", pool, "an integer of at least 1")
@@ -332,6 +335,7 @@ def parse(raw: Any, *, debug: bool = False) -> DynamoSettings:
         verify_schema=values["VERIFY_SCHEMA"],
         auto_migrate=values["AUTO_MIGRATE"],
         retry=_parse_retry(values["RETRY"]),
+        local_state_file=os.fspath(values["LOCAL_STATE_FILE"]),
     )
 
 

@@ -77,7 +77,7 @@ class Handle:
         if self.settings.embedded:
             from .local import embedded_endpoint  # starts (or reuses) the local server
 
-            return embedded_endpoint()
+            return embedded_endpoint(self.settings.local_state_file)
         return self.settings.endpoint or None
 
     def _build_client(self) -> Any:

@@ -7,19 +7,25 @@ transactions are serializable, so this server runs moto's WSGI app under one
 lock: requests are handled one at a time and every race a test sees is the
 app's, not moto's.
 
-The server keeps its data in memory: it is gone when the process that started
-it exits. Under ``runserver``'s autoreloader the watching parent process starts
-it and the serving child reuses it, so data survives code reloads.
+The server keeps its data in memory, and with a state file
+(``DYNAMO["LOCAL_STATE_FILE"]``, ``dynamo_local --state``) also on disk, so it
+survives a restart (see ``local_state``). Under ``runserver``'s autoreloader the
+watching parent process starts it and the serving child reuses it, so data
+survives code reloads either way.
 """
 
 from __future__ import annotations
 
+import atexit
 import logging
 import os
 import threading
 import urllib.request
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any
+
+from .local_state import StateFile
 
 logger = logging.getLogger("dynamo_app.local")
 
@@ -29,12 +35,42 @@ HOST = "127.0.0.1"
 ENDPOINT_ENV = "DYNAMO_EMBEDDED_ENDPOINT"
 
 
-class _OneAtATime:
-    """WSGI middleware: serve one request at a time (see the module docstring)."""
+# DynamoDB operations that change nothing: no need to save the state after them.
+READ_OPERATIONS = frozenset(
+    {
+        "BatchGetItem",
+        "DescribeContinuousBackups",
+        "DescribeEndpoints",
+        "DescribeLimits",
+        "DescribeTable",
+        "DescribeTimeToLive",
+        "GetItem",
+        "ListTables",
+        "ListTagsOfResource",
+        "Query",
+        "Scan",
+        "TransactGetItems",
+    }
+)
 
-    def __init__(self, app: Any) -> None:
+
+def _is_write(environ: dict[str, Any]) -> bool:
+    if environ.get("REQUEST_METHOD") != "POST":
+        return False
+    operation = environ.get("HTTP_X_AMZ_TARGET", "").rpartition(".")[2]
+    if operation:
+        return operation not in READ_OPERATIONS
+    return environ.get("PATH_INFO", "").startswith("/moto-api/reset")
+
+
+class _OneAtATime:
+    """WSGI middleware: serve one request at a time (see the module docstring),
+    and tell ``on_write`` after each request that may have changed data."""
+
+    def __init__(self, app: Any, on_write: Callable[[], None] | None = None) -> None:
         self.app = app
         self.lock = threading.Lock()
+        self.on_write = on_write
 
     def __call__(self, environ: dict[str, Any], start_response: Any) -> Iterable[bytes]:
         with self.lock:
@@ -45,6 +81,8 @@ class _OneAtATime:
                 close = getattr(result, "close", None)
                 if close is not None:
                     close()
+                if self.on_write is not None and _is_write(environ):
+                    self.on_write()
 
 
 class LocalServer:
@@ -53,9 +91,14 @@ class LocalServer:
     ``port=0`` picks a free port; ``url`` tells which one after ``start()``.
     """
 
-    def __init__(self, port: int = 0, host: str = HOST) -> None:
+    def __init__(
+        self, port: int = 0, host: str = HOST, state_file: str | os.PathLike[str] | None = None
+    ) -> None:
         self.host = host
         self.port = port
+        self.state_file = Path(state_file) if state_file else None
+        self.restored = 0  # tables loaded from the state file at start
+        self._state: StateFile | None = None
         self._server: Any = None
         self._thread: threading.Thread | None = None
 
@@ -78,6 +121,11 @@ class LocalServer:
                 pass  # one line per request would drown the developer's console
 
         app = _OneAtATime(DomainDispatcherApplication(create_backend_app))
+        if self.state_file is not None:
+            self._state = StateFile(self.state_file, app.lock)
+            self.restored = self._state.load()
+            app.on_write = self._state.changed
+            self._state.start()
         self._server = make_server(
             self.host, self.port, app, threaded=True, request_handler=QuietHandler
         )
@@ -90,12 +138,16 @@ class LocalServer:
         return self
 
     def stop(self) -> None:
+        """Stop serving (and write the state file, when there is one)."""
         if self._server is None:
             return
         self._server.shutdown()
         self._server.server_close()
         if self._thread is not None:
             self._thread.join(timeout=5)
+        if self._state is not None:
+            self._state.stop()
+            self._state = None
         self._server = None
         self._thread = None
 
@@ -135,9 +187,10 @@ def embedded_server() -> LocalServer | None:
     return _embedded
 
 
-def embedded_endpoint() -> str:
+def embedded_endpoint(state_file: str = "") -> str:
     """The URL of the embedded server: reused from runserver's parent process
-    when we are its autoreloaded child, else started here on a free port."""
+    when we are its autoreloaded child, else started here on a free port (with
+    its tables restored from ``state_file``, and saved there, when given)."""
     global _embedded
     with _embedded_lock:
         if _embedded is not None and _embedded.running:
@@ -145,11 +198,14 @@ def embedded_endpoint() -> str:
         inherited = os.environ.get(ENDPOINT_ENV)
         if inherited and os.environ.get("RUN_MAIN") == "true" and answers(inherited):
             return inherited
-        _embedded = LocalServer().start()
+        _embedded = LocalServer(state_file=state_file or None).start()
+        atexit.register(_embedded.stop)  # the last writes reach the state file
         os.environ[ENDPOINT_ENV] = _embedded.url
+        if state_file:
+            kept = f"kept in {state_file}; {_embedded.restored} tables restored"
+        else:
+            kept = "in memory: data lasts as long as this process"
         logger.info(
-            "dynamo_app: started the embedded local DynamoDB at %s (in memory: data lasts "
-            "as long as this process)",
-            _embedded.url,
+            "dynamo_app: started the embedded local DynamoDB at %s (%s)", _embedded.url, kept
         )
         return _embedded.url

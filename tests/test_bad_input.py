@@ -52,6 +52,7 @@ WRONG_TYPE = {
     "VERIFY_SCHEMA": "False",
     "AUTO_MIGRATE": 1,
     "RETRY": 5,
+    "LOCAL_STATE_FILE": 42,
 }
 
 

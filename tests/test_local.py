@@ -1,6 +1,8 @@
 """The local server: serialised requests, reuse across runserver reloads, the command."""
 
 import threading
+import time
+from decimal import Decimal
 
 import boto3
 import pytest
@@ -129,3 +131,70 @@ def test_dynamo_local_command_rejects_bad_port():
 
     with pytest.raises(CommandError, match="--port"):
         call_command("dynamo_local", "--port", "70000")
+
+
+def _table_with_item(client, name="kept"):
+    client.create_table(
+        TableName=name,
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+        BillingMode="PAY_PER_REQUEST",
+    )
+    client.put_item(TableName=name, Item={"pk": {"S": "a"}, "n": {"N": "1.50"}})
+
+
+def test_a_state_file_keeps_the_tables_across_a_restart(tmp_path):
+    state = tmp_path / "local.pickle"
+    _wipe_moto()  # moto's tables are per process: start from none
+    first = local.LocalServer(state_file=state).start()
+    try:
+        _table_with_item(_client(first.url))
+    finally:
+        first.stop()  # saves what is not saved yet
+    assert state.exists()
+    _wipe_moto()  # as a new process would start: nothing in memory
+    second = local.LocalServer(state_file=state).start()
+    try:
+        client = _client(second.url)
+        assert second.restored == 1
+        item = client.get_item(TableName="kept", Key={"pk": {"S": "a"}})["Item"]
+        assert Decimal(item["n"]["N"]) == Decimal("1.5")
+    finally:
+        second.stop()
+        _wipe_moto()
+
+
+def test_writes_are_saved_while_the_server_runs(tmp_path):
+    state = tmp_path / "local.pickle"
+    server = local.LocalServer(state_file=state).start()
+    try:
+        _table_with_item(_client(server.url))
+        deadline = time.monotonic() + 10
+        while not state.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert state.exists()  # saved by the background saver, before any stop()
+    finally:
+        server.stop()
+        _wipe_moto()
+
+
+def test_an_unreadable_state_file_is_moved_aside_and_the_server_starts_empty(tmp_path, caplog):
+    state = tmp_path / "local.pickle"
+    state.write_bytes(b"not a pickle")
+    server = local.LocalServer(state_file=state).start()
+    try:
+        assert server.restored == 0
+        assert _client(server.url).list_tables()["TableNames"] == []
+    finally:
+        server.stop()
+    assert (tmp_path / "local.pickle.unreadable").read_bytes() == b"not a pickle"
+    assert "could not load" in caplog.text
+
+
+def _wipe_moto():
+    """Forget every table in this process's moto backends (a fresh process)."""
+    from moto.dynamodb.models import dynamodb_backends
+
+    for regions in dynamodb_backends.values():
+        for backend in regions.values():
+            backend.tables = {}
