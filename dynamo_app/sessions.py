@@ -40,6 +40,7 @@ from django.contrib.sessions.backends.base import (
 )
 from django.utils.crypto import get_random_string
 
+from . import wire
 from .exceptions import BatchIncomplete, ConditionFailed, ItemTooLarge
 from .handle import Handle, get_handle
 from .tables import KeyAttribute, TableDefinition, registry
@@ -59,7 +60,6 @@ SESSION_TABLE = TableDefinition(
 
 KEY_LENGTH = 32  # what Django's generator makes
 _VALID_KEY = re.compile(r"[a-z0-9]{8,40}")  # Django's rule (8+) and its key alphabet
-MAX_ITEM_BYTES = 400 * 1024  # DynamoDB's item limit; moto accepts more
 BATCH_SIZE = 25  # BatchWriteItem's limit
 
 T = TypeVar("T")
@@ -237,16 +237,18 @@ class SessionStore(SessionBase):
             return
 
     def _item(self, key: str, data: dict[str, Any], expiry: datetime) -> dict[str, Any]:
-        encoded = self.encode(data)
-        expires = str(int(expiry.timestamp()))
-        size = len(KEY) + len(key) + len(DATA) + len(encoded.encode())
-        size += len(EXPIRES) + len(expires)
-        if size > MAX_ITEM_BYTES:
+        item = {
+            KEY: {"S": key},
+            DATA: {"S": self.encode(data)},
+            EXPIRES: {"N": str(int(expiry.timestamp()))},
+        }
+        size = wire.item_size(item)
+        if size > wire.MAX_ITEM_BYTES:  # moto accepts more: check it here
             raise ItemTooLarge(
                 f"The session is {size} bytes encoded, over DynamoDB's 400 KB item limit; "
                 "nothing was saved. Keep large data in a model and only its key in the session."
             )
-        return {KEY: {"S": key}, DATA: {"S": encoded}, EXPIRES: {"N": expires}}
+        return item
 
     def save(self, must_create: bool = False) -> None:
         if self.session_key is None:
