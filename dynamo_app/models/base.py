@@ -20,6 +20,7 @@ from ..expressions import Condition
 from ..tables import registry
 from ..transactions import register_idempotency_table
 from . import writes
+from .aio import in_thread
 from .declared import DeclaredQuery
 from .fields import Field
 from .manager import Manager
@@ -265,3 +266,10 @@ class Model(metaclass=ModelBase):
         """Reload every attribute from the table (one strongly consistent GetItem)."""
         fresh = type(self).objects.get(consistent=consistent, **self.key)
         self.__dict__.update(fresh.__dict__)
+
+    # --- async twins: the same calls, run in a worker thread (see aio.py)
+
+    asave = in_thread(save)
+    aupdate = in_thread(update)
+    adelete = in_thread(delete)
+    arefresh_from_db = in_thread(refresh_from_db)

@@ -15,6 +15,7 @@ from ..exceptions import ConditionFailed, QueryError
 from ..expressions import Condition
 from ..handle import get_handle
 from . import batch, writes
+from .aio import in_thread
 from .query import QuerySet
 
 if TYPE_CHECKING:
@@ -151,6 +152,15 @@ class Manager(Generic[M]):
 
     def bulk_delete(self, objs_or_keys: Iterable[Any]) -> None:
         batch.bulk_delete(self.model, objs_or_keys)
+
+    # --- async twins: the same calls, run in a worker thread (see aio.py)
+
+    aget = in_thread(get)
+    acreate = in_thread(create)
+    aincrement = in_thread(increment)
+    abulk_get = in_thread(bulk_get)
+    abulk_save = in_thread(bulk_save)
+    abulk_delete = in_thread(bulk_delete)
 
     def where(self, *conditions: Condition, **lookups: Any) -> QuerySet[M]:
         raise QueryError(

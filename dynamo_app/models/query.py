@@ -18,7 +18,7 @@ and returns a cursor for the next one.
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
@@ -34,6 +34,7 @@ from ..expressions import (
 )
 from ..handle import get_handle
 from . import cursors
+from .aio import in_thread, next_in_thread
 
 if TYPE_CHECKING:
     from .base import Model
@@ -300,6 +301,15 @@ class QuerySet(Generic[M]):
             for item in response.pop("Items"):
                 yield decode(item, partial=partial)  # type: ignore[misc]
 
+    async def __aiter__(self) -> AsyncIterator[M]:
+        """``async for``: as ``for``, lazily page by page, each page fetched in a worker thread."""
+        decode = self.model._meta.decode
+        partial = self._partial
+        pages = self._pages()
+        while (response := await next_in_thread(pages)) is not None:
+            for item in response.pop("Items"):
+                yield decode(item, partial=partial)  # type: ignore[misc]
+
     def count(self) -> int:
         """How many items match (Select=COUNT, every page; filters applied)."""
         return sum(response["Count"] for response in self._pages(select_count=True))
@@ -329,3 +339,10 @@ class QuerySet(Generic[M]):
             scanned_count=response.get("ScannedCount", response["Count"]),
             next_cursor=cursors.encode(last, query) if last else None,
         )
+
+    # --- async twins: the same calls, run in a worker thread (see aio.py)
+
+    acount = in_thread(count)
+    afirst = in_thread(first)
+    aexists = in_thread(exists)
+    apage = in_thread(page)

@@ -1,0 +1,44 @@
+"""The async API (``aget``, ``asave``, ...): each method runs its sync twin in a worker thread.
+
+One implementation of every behaviour: ``asave(...)`` is ``save(...)`` - the
+same requests, the same errors - called off the event loop. The thread is not
+Django's single sync thread (``thread_sensitive=False``): boto3 clients are
+thread-safe, so concurrent ASGI requests need not queue behind each other.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Coroutine, Iterator
+from typing import Any, Concatenate, ParamSpec, TypeVar
+
+from asgiref.sync import sync_to_async
+
+S = TypeVar("S")
+P = ParamSpec("P")
+T = TypeVar("T")
+
+
+def in_thread(
+    method: Callable[Concatenate[S, P], T],
+) -> Callable[Concatenate[S, P], Coroutine[Any, Any, T]]:
+    """The async twin of ``method``, with its signature: ``aget = in_thread(get)``.
+
+    It calls ``self.<name>`` at call time, so a subclass overriding the sync
+    method (as Django users override ``save``) changes the async one too.
+    """
+    name = method.__name__
+
+    @functools.wraps(method)
+    async def twin(self: S, *args: P.args, **kwargs: P.kwargs) -> T:
+        return await sync_to_async(getattr(self, name), thread_sensitive=False)(*args, **kwargs)
+
+    twin.__name__ = f"a{name}"
+    twin.__qualname__ = f"{method.__qualname__.rpartition('.')[0]}.a{name}".lstrip(".")
+    twin.__doc__ = f"Async ``{name}()``, run in a worker thread.\n\n{method.__doc__ or ''}".strip()
+    return twin
+
+
+async def next_in_thread(iterator: Iterator[T]) -> T | None:
+    """The next item of a blocking iterator (``None`` at its end), fetched in a worker thread."""
+    return await sync_to_async(next, thread_sensitive=False)(iterator, None)
