@@ -196,6 +196,11 @@ class Field:
         """A stored value of an equivalent form the fast path does not read."""
         return NOT_PROVIDED
 
+    def option_problems(self) -> list[str]:
+        """What is wrong with this field's options; Options reports each as a
+        declaration problem naming model and field (so ``manage.py check`` does too)."""
+        return []
+
 
 # --- scalars ------------------------------------------------------------------------
 
@@ -281,7 +286,6 @@ class IntegerField(_NumberField):
         return NOT_PROVIDED
 
 
-
 class VersionField(IntegerField):
     """Optimistic locking: every save, update and delete of an instance is
     conditioned on the version it read, and increments it. A write based on a
@@ -304,20 +308,76 @@ class DecimalField(_NumberField):
 
     ``int`` and ``float`` values are accepted too; a float is taken at its
     shortest repr (``0.1`` is stored as ``0.1``), never at its binary value.
+
+    ``max_digits`` / ``decimal_places`` limit the digits in total and after
+    the point, as Django's; a value beyond them is refused, never rounded.
+    They apply to the number, not its spelling: DynamoDB stores ``1.50`` as
+    ``1.5``, so ``Decimal("1.50")`` has one decimal place.
     """
 
     python_types = (Decimal, int, float)
     description = "a Decimal"
 
+    def __init__(
+        self, *, max_digits: int | None = None, decimal_places: int | None = None, **options: Any
+    ) -> None:
+        super().__init__(**options)
+        self.max_digits = max_digits
+        self.decimal_places = decimal_places
+
+    def option_problems(self) -> list[str]:
+        problems: list[str] = []
+        for option, least in (("max_digits", 1), ("decimal_places", 0)):
+            value = getattr(self, option)
+            if value is not None and (type(value) is not int or value < least):
+                problems.append(f"{option}={value!r} must be an integer of at least {least}.")
+        if problems:
+            return problems
+        if self.max_digits is not None and self.max_digits > wire.MAX_DIGITS:
+            problems.append(
+                f"max_digits={self.max_digits} is over the {wire.MAX_DIGITS} significant digits "
+                "DynamoDB keeps."
+            )
+        max_digits, decimal_places = self.max_digits, self.decimal_places
+        if max_digits is not None and decimal_places is not None and decimal_places > max_digits:
+            problems.append(f"decimal_places={decimal_places} is over max_digits={max_digits}.")
+        return problems
+
     def encode(self, value: Any) -> dict[str, Any]:
         if isinstance(value, bool) or not isinstance(value, (Decimal, int, float)):
             raise self.invalid(value)
+        if self.max_digits is not None or self.decimal_places is not None:
+            self._check_digits(value)
         return self.encode_number(value)
+
+    def _check_digits(self, value: int | float | Decimal) -> None:
+        """Refuse a value with more digits than declared (Django's rules, on the number)."""
+        number = Decimal(repr(value)) if isinstance(value, float) else Decimal(value)
+        if not number.is_finite() or not number:
+            return  # not finite: encode_number says why; zero fits any shape
+        shape = number.as_tuple()
+        digits, exponent = shape.digits, int(shape.exponent)
+        while exponent < 0 and digits[-1] == 0:  # 1.50 is 1.5
+            digits, exponent = digits[:-1], exponent + 1
+        places = max(0, -exponent)
+        whole = max(0, len(digits) + exponent)
+        max_digits, decimal_places = self.max_digits, self.decimal_places
+        if max_digits is not None and whole + places > max_digits:
+            raise self.invalid(value, f"a Decimal of at most {max_digits} digits")
+        if decimal_places is not None and places > decimal_places:
+            raise self.invalid(value, f"a Decimal of at most {decimal_places} decimal places")
+        whole_limit = None if max_digits is None else max_digits - (decimal_places or 0)
+        if whole_limit is not None and whole > whole_limit:
+            raise self.invalid(
+                value, f"a Decimal of at most {whole_limit} digits before the decimal point"
+            )
 
     def decode(self, value: dict[str, Any]) -> Any:
         return Decimal(value["N"])
 
     def encode_template(self, var: str, key: bool) -> tuple[str, str] | None:
+        if self.max_digits is not None or self.decimal_places is not None:
+            return None  # the limits are checked by encode()
         # A plain-notation text of at most 38 characters ending in a digit has at
         # most 38 significant digits and an exponent well inside DynamoDB's range.
         guard = (
@@ -541,6 +601,9 @@ class ListField(Field):
     def encode_element(self, value: Any) -> dict[str, Any]:
         return self.of.encode_element(value)
 
+    def option_problems(self) -> list[str]:
+        return self.of.option_problems()
+
     def decode(self, value: dict[str, Any]) -> Any:
         decode = self.of.decode_slow
         return [decode(item) for item in value["L"]]
@@ -588,6 +651,9 @@ class MapField(Field):
 
     def encode_element(self, value: Any) -> dict[str, Any]:
         return {"S": value} if isinstance(value, str) else self.encode(value)
+
+    def option_problems(self) -> list[str]:
+        return self.of.option_problems() if self.of is not None else []
 
     def decode(self, value: dict[str, Any]) -> Any:
         if self.of is None:

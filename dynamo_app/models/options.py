@@ -173,6 +173,9 @@ class Options:
                     f"stored as attribute {field.db_name!r}.",
                     "Give one of them another db_name.",
                 )
+        for field in fields:
+            for problem in field.option_problems():
+                self._problem("dynamo.E113", f"{field.label}: {problem}")
         self.declared_queries = declared_queries
         self.partition_key, self.sort_key = self._find_keys()
         self.version: Field | None = self._find_version()
