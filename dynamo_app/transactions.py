@@ -25,6 +25,7 @@ from . import wire
 from .exceptions import AlreadyApplied, TransactionCanceled, TransactionLimitExceeded
 from .handle import get_handle
 from .tables import KeyAttribute, TableDefinition, registry
+from .unique import canonical
 
 if TYPE_CHECKING:
     from .expressions import Condition
@@ -67,47 +68,19 @@ class Action:
     describe: str  # for messages: "create Player {...}", "claim uniform_number=18"
     on_condition_failed: FailureMapper | None = None
     on_success: Callable[[], None] | None = None
+    key: dict[str, Any] | None = None  # a Put's key (other kinds carry params["Key"])
 
-    def target(self) -> tuple[str, tuple[tuple[str, str], ...]]:
+    def target(self) -> tuple[str, tuple[tuple[str, Any], ...]]:
         """(table, key) of the item this action touches, numbers compared by value."""
-        params = self.params
-        key = params.get("Key")
-        if key is None:  # a Put: the key is inside the item, but which attributes is
-            definition_key = _key_names(params["TableName"])
-            key = {name: params["Item"][name] for name in definition_key if name in params["Item"]}
-        return params["TableName"], tuple(sorted((k, _canonical(v)) for k, v in key.items()))
+        key = self.params.get("Key") or self.key
+        assert key is not None, "a Put action is built with its key"
+        return self.params["TableName"], tuple(sorted((k, canonical(v)) for k, v in key.items()))
 
     def size(self) -> int:
         item = self.params.get("Item") or self.params.get("Key") or {}
         return wire.item_size(item) + sum(
             len(str(v)) for k, v in self.params.items() if k.endswith("Expression")
         )
-
-
-def _canonical(value: dict[str, Any]) -> str:
-    ((kind, raw),) = value.items()
-    return f"{kind}:{wire.parse_number(raw) if kind == 'N' else raw}"
-
-
-_key_name_cache: dict[str, tuple[str, ...]] = {}
-
-
-def _key_names(deployed_table: str) -> tuple[str, ...]:
-    """The key attribute names of a deployed table, from the registry (no request)."""
-    names = _key_name_cache.get(deployed_table)
-    if names is None:
-        handle = get_handle()
-        for definition in registry.definitions():
-            if handle.table_name(definition.declared_name) == deployed_table:
-                names = definition.key_names()
-                break
-        else:
-            raise TransactionLimitExceeded(
-                f"Table {deployed_table!r} is not declared by any model; a transaction can "
-                "only write registered tables."
-            )
-        _key_name_cache[deployed_table] = names
-    return names
 
 
 class Transaction:
@@ -264,7 +237,8 @@ def idempotency_action(key: str) -> Action:
             f"{f' (at {applied}, epoch seconds)' if applied else ''}; nothing was done now.",
         )
 
-    return Action("Put", params, f"idempotency key {key!r}", already)
+    item_key = {IDEMPOTENCY_KEY: params["Item"][IDEMPOTENCY_KEY]}
+    return Action("Put", params, f"idempotency key {key!r}", already, key=item_key)
 
 
 @contextmanager

@@ -46,13 +46,13 @@ def register_lock_table() -> None:
         registry.register(LOCK_TABLE_DEFINITION)
 
 
-def canonical(wire_value: dict[str, Any]) -> Any:
-    """A JSON-able form of a scalar wire value in which equal values are equal:
-    numbers normalised (DynamoDB stores 18 and 18.0 as one number)."""
+def canonical(wire_value: dict[str, Any]) -> tuple[str, Any]:
+    """A hashable, JSON-able form of a scalar wire value in which equal values
+    are equal: numbers normalised (DynamoDB stores 18 and 18.0 as one number)."""
     ((kind, raw),) = wire_value.items()
     if kind == "N":
-        return ["N", str(Decimal(raw).normalize())]
-    return [kind, raw]
+        return ("N", str(Decimal(raw).normalize()))
+    return (kind, raw)
 
 
 def owner_id(key: dict[str, dict[str, Any]]) -> str:
@@ -166,7 +166,13 @@ class Unique:
                 value=value,
             )
 
-        return Action("Put", params, f"claim {meta.object_name}.{self.name}={value!r}", taken)
+        return Action(
+            "Put",
+            params,
+            f"claim {meta.object_name}.{self.name}={value!r}",
+            taken,
+            key={LOCK_ID: item[LOCK_ID]},
+        )
 
     def release(self, values: dict[str, Any], owner_key: dict[str, Any]) -> Action | None:
         """Delete the lock for ``values``, conditioned on ``owner_key`` holding it."""

@@ -52,8 +52,9 @@ def not_exists(obj: Model) -> Condition:
     return Attr(obj._meta.partition_key.name).not_exists()
 
 
-def both(first: Condition | None, second: Condition | None) -> Condition | None:
-    return all_of(c for c in (first, second) if c is not None)
+def both(*conditions: Condition | None) -> Condition | None:
+    """Every given condition (None ones skipped), or None."""
+    return all_of(c for c in conditions if c is not None)
 
 
 def put_params(
@@ -223,15 +224,12 @@ def unique_fields(obj: Model) -> list[str]:
 def lock_changes(obj: Model, old: dict[str, Any], new: dict[str, Any]) -> list[Action]:
     """Release the locks of values given up and claim those of values taken;
     unchanged values cause no lock traffic."""
+    moved = [c for c in obj._meta.unique if c.lock_id(old) != c.lock_id(new)]
+    if not moved:
+        return []
     owner = obj._meta.key_of(obj.__dict__)
-    actions = []
-    for constraint in obj._meta.unique:
-        if constraint.lock_id(old) == constraint.lock_id(new):
-            continue
-        for action in (constraint.release(old, owner), constraint.claim(new, owner)):
-            if action is not None:
-                actions.append(action)
-    return actions
+    actions = (a for c in moved for a in (c.release(old, owner), c.claim(new, owner)))
+    return [a for a in actions if a is not None]
 
 
 def entity_failure(obj: Model, verb: str, expected: dict[str, Any] | None) -> Any:
@@ -270,6 +268,11 @@ def entity_failure(obj: Model, verb: str, expected: dict[str, Any] | None) -> An
     return failed
 
 
+def item_key(meta: Any, item: dict[str, Any]) -> dict[str, Any]:
+    """The key attributes of an item in wire form (already encoded in it)."""
+    return {f.db_name: item[f.db_name] for f in meta.key_fields}
+
+
 def written(obj: Model, stored: dict[str, Any] | None, version: int | None) -> Any:
     def done() -> None:
         obj.__dict__["_stored"] = stored
@@ -298,7 +301,10 @@ def create_actions(obj: Model, condition: Condition | None = None) -> list[Actio
         f"create {meta.object_name} {obj.key}",
         exists_already,
         written(obj, params["Item"], version),
+        key=item_key(meta, params["Item"]),
     )
+    if not meta.unique:
+        return [entity]
     owner = meta.key_of(obj.__dict__)
     claims = [c.claim(obj.__dict__, owner) for c in meta.unique]
     return [entity, *(a for a in claims if a is not None)]
@@ -312,19 +318,16 @@ def save_actions(obj: Model, condition: Condition | None = None) -> list[Action]
     if meta.unique and obj.__dict__.get("_stored") is None:
         return create_actions(obj, condition)
     names = unique_fields(obj)
-    old = stored_values(obj, names) if names else {}
-    if old is None:
-        old = {}
+    old = stored_values(obj, names) or {}
     version = next_version(obj)
-    params = put_params(
-        obj, both(both(condition, version_condition(obj)), holds(old)), version=version
-    )
+    params = put_params(obj, both(condition, version_condition(obj), holds(old)), version=version)
     entity = Action(
         "Put",
         params,
         f"save {meta.object_name} {obj.key}",
         entity_failure(obj, "save", old),
         written(obj, params["Item"], version),
+        key=item_key(meta, params["Item"]),
     )
     new = {name: obj.__dict__[name] for name in names}
     return [entity, *lock_changes(obj, old, new)]
@@ -378,10 +381,9 @@ def update_actions(
                 "(set= / remove= only), so the instance can follow without a read.",
                 model=meta.object_name,
             )
-    conditions = both(condition, version_condition(obj))
-    conditions = both(conditions, holds({n: old[n] for n in names if n in old}) if old else None)
-    if not upsert:
-        conditions = both(exists(obj), conditions)
+    conditions = both(
+        None if upsert else exists(obj), condition, version_condition(obj), holds(old)
+    )
     params = update_params(obj, update, conditions)
     new_version = next_version(obj)
 
@@ -417,11 +419,10 @@ def delete_actions(obj: Model, condition: Condition | None = None) -> list[Actio
     """The item and every lock it holds, conditioned on still holding them."""
     meta = obj._meta
     names = unique_fields(obj)
-    old = stored_values(obj, names) if names else {}
+    old = stored_values(obj, names)
     if old is None:  # never read: the locks of the values it believes in
         old = {name: obj.__dict__[name] for name in names}
-    conditions = both(both(condition, version_condition(obj)), holds(old) if old else None)
-    params = key_params(obj, conditions)
+    params = key_params(obj, both(condition, version_condition(obj), holds(old)))
     owner = meta.key_of(obj.__dict__)
     releases = [c.release(old, owner) for c in meta.unique]
     entity = Action(
