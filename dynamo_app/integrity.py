@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from .exceptions import WriteError
 from .expressions import Attr, all_of
 from .handle import get_handle
+from .models.writes import unique_fields
 from .unique import LOCK_ID, LOCK_TABLE, Unique, owner_id
 
 if TYPE_CHECKING:
@@ -70,10 +71,9 @@ def check_unique(*, repair: bool = False) -> Report:
     """Compare every owner's expected locks with the lock table."""
     report = Report()
     expected: dict[str, list[tuple[type[Model], Unique, Model]]] = defaultdict(list)
-    models = constrained_models()
-    labels = {m._meta.label for m in models}
-    for model in models:
-        for obj in model.objects.scan().only(*_constrained_fields(model)):
+    models = {m._meta.label: m for m in constrained_models()}
+    for model in models.values():
+        for obj in model.objects.scan().only(*unique_fields(model)):
             report.owners_checked += 1
             for constraint in model._meta.unique:
                 lock = constraint.lock_id(obj.__dict__)
@@ -107,9 +107,9 @@ def check_unique(*, repair: bool = False) -> Report:
             report.findings.append(finding)
 
     for lock, record in locks.items():
-        if record.get("model", {}).get("S") not in labels or lock in expected:
+        model = models.get(record.get("model", {}).get("S"))
+        if model is None or lock in expected:
             continue
-        model = next(m for m in models if m._meta.label == record["model"]["S"])
         constraint = next(
             (c for c in model._meta.unique if c.name == record["constraint"]["S"]), None
         )
@@ -125,10 +125,6 @@ def check_unique(*, repair: bool = False) -> Report:
             finding.repaired = _release_orphan(model, constraint, record)
         report.findings.append(finding)
     return report
-
-
-def _constrained_fields(model: type[Model]) -> list[str]:
-    return list(dict.fromkeys(n for c in model._meta.unique for n in c.all_fields))
 
 
 def _scan_locks() -> dict[str, dict[str, Any]]:
@@ -164,16 +160,13 @@ def _release_orphan(model: type[Model], constraint: Unique, record: dict[str, An
     """Delete a lock whose owner does not hold it - conditioned on both still being so."""
     from .transactions import Action, Transaction
 
-    owner_key = record["owner_key"]["M"]
-    owner = model._meta.decode(owner_key, partial=True)
-    lock_values = {n: None for n in constraint.all_fields}
+    owner = model._meta.decode(record["owner_key"]["M"], partial=True)
     tx = Transaction()
-    handle = get_handle()
     tx.add(
         Action(
             "Delete",
             {
-                "TableName": handle.table_name(LOCK_TABLE),
+                "TableName": get_handle().table_name(LOCK_TABLE),
                 "Key": {LOCK_ID: record[LOCK_ID]},
                 "ConditionExpression": "#owner = :owner",
                 "ExpressionAttributeNames": {"#owner": "owner"},
@@ -182,17 +175,13 @@ def _release_orphan(model: type[Model], constraint: Unique, record: dict[str, An
             f"release orphan lock {record[LOCK_ID]['S']}",
         )
     )
-    stored = _lock_values(constraint, record)
-    if stored is None:
-        return False
-    lock_values.update(stored)
     pk = model._meta.partition_key.name
-    still_holds = all_of(Attr(n) == v for n, v in lock_values.items())
+    still_holds = all_of(Attr(n) == v for n, v in _lock_values(constraint, record).items())
     tx.condition_check(owner, Attr(pk).not_exists() | ~still_holds)
     return _commit(tx)
 
 
-def _lock_values(constraint: Unique, record: dict[str, Any]) -> dict[str, Any] | None:
+def _lock_values(constraint: Unique, record: dict[str, Any]) -> dict[str, Any]:
     """The Python values a lock was claimed for, from its key."""
     meta = constraint.meta
     assert meta is not None

@@ -217,7 +217,8 @@ def next_version(obj: Model) -> int | None:
     return (obj.__dict__[version.name] or 0) + 1
 
 
-def unique_fields(obj: Model) -> list[str]:
+def unique_fields(obj: Model | type[Model]) -> list[str]:
+    """The fields of a model's unique constraints (values and scopes), each once."""
     return list(dict.fromkeys(n for c in obj._meta.unique for n in c.all_fields))
 
 
