@@ -228,34 +228,43 @@ class In(Condition):
         return f"{self.path} IN {self.values!r}"
 
 
-class _Size:
-    """``size(path)`` as the left side of a comparison: ``Attr("tags").size() > 2``."""
+class _Comparable:
+    """``==``, ``!=``, ``<``, ... on ``path`` (or on ``size(path)``), each giving a condition."""
 
-    def __init__(self, path: str) -> None:
-        self.path = path
+    path: str
+    _size = False
 
     def __eq__(self, value: Any) -> Condition:  # type: ignore[override]
-        return Comparison(self.path, "=", value, size=True)
+        return Comparison(self.path, "=", value, size=self._size)
 
     def __ne__(self, value: Any) -> Condition:  # type: ignore[override]
-        return Comparison(self.path, "<>", value, size=True)
+        return Comparison(self.path, "<>", value, size=self._size)
 
     def __lt__(self, value: Any) -> Condition:
-        return Comparison(self.path, "<", value, size=True)
+        return Comparison(self.path, "<", value, size=self._size)
 
     def __le__(self, value: Any) -> Condition:
-        return Comparison(self.path, "<=", value, size=True)
+        return Comparison(self.path, "<=", value, size=self._size)
 
     def __gt__(self, value: Any) -> Condition:
-        return Comparison(self.path, ">", value, size=True)
+        return Comparison(self.path, ">", value, size=self._size)
 
     def __ge__(self, value: Any) -> Condition:
-        return Comparison(self.path, ">=", value, size=True)
+        return Comparison(self.path, ">=", value, size=self._size)
 
     __hash__ = None  # type: ignore[assignment]
 
 
-class Attr:
+class _Size(_Comparable):
+    """``size(path)`` as the left side of a comparison: ``Attr("tags").size() > 2``."""
+
+    _size = True
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+
+class Attr(_Comparable):
     """An attribute in a condition, by its Python field name or a path into it.
 
     ``Attr("status") == "open"``, ``Attr("at").between(1, 9)``,
@@ -269,26 +278,6 @@ class Attr:
 
     def __repr__(self) -> str:
         return f"Attr({self.path!r})"
-
-    def __eq__(self, value: Any) -> Condition:  # type: ignore[override]
-        return Comparison(self.path, "=", value)
-
-    def __ne__(self, value: Any) -> Condition:  # type: ignore[override]
-        return Comparison(self.path, "<>", value)
-
-    def __lt__(self, value: Any) -> Condition:
-        return Comparison(self.path, "<", value)
-
-    def __le__(self, value: Any) -> Condition:
-        return Comparison(self.path, "<=", value)
-
-    def __gt__(self, value: Any) -> Condition:
-        return Comparison(self.path, ">", value)
-
-    def __ge__(self, value: Any) -> Condition:
-        return Comparison(self.path, ">=", value)
-
-    __hash__ = None  # type: ignore[assignment]
 
     def between(self, low: Any, high: Any) -> Condition:
         return Between(self.path, low, high)
