@@ -1,5 +1,11 @@
 """Shared by tests/test_demo_*.py: the demo project's URLs, templates and
-middleware over the suite's settings, its session table, and small helpers."""
+middleware over the suite's settings, its tables, and small helpers.
+
+The suite installs ``project.roster`` (its templates, its models), but its
+tables are registered only inside ``demo_site``: conftest withdraws them at
+the start of the session, so the other tests' ``dynamo_db`` does not create
+them afresh for every test. Not ``Player``'s: ``check_unique()``, which other
+tests run, scans every model with a unique constraint, registered or not."""
 
 from __future__ import annotations
 
@@ -12,8 +18,14 @@ import pytest
 from django.test import Client, override_settings
 
 from project import settings as demo
-from project.roster.models import Player
-from tests.sessions_support import ENGINE, session_tables
+from project.roster.models import Player, Team, TeamEvent, TeamStats
+from tests.sessions_support import ENGINE, registered, session_tables
+
+DEMO_TABLES = [
+    model._meta.table_definition()
+    for model in (Player, Team, TeamEvent, TeamStats)
+    if not model._meta.unique
+]
 
 DEMO_SETTINGS = {
     "ROOT_URLCONF": demo.ROOT_URLCONF,
@@ -31,7 +43,11 @@ DEMO_SETTINGS = {
 def demo_site(request: pytest.FixtureRequest) -> Iterator[Any]:
     """The demo project on fresh tables (and the sqlite database, for auth)."""
     request.getfixturevalue("db")
-    with session_tables(request) as handle, override_settings(**DEMO_SETTINGS):
+    with (
+        registered(*DEMO_TABLES),
+        session_tables(request) as handle,
+        override_settings(**DEMO_SETTINGS),
+    ):
         yield handle
 
 

@@ -2,7 +2,8 @@
 
 The suite's settings keep Django's default SESSION_ENGINE, so startup does not
 register the table; these tests register it before ``dynamo_db`` creates the
-tables, and leave the registry as they found it.
+tables, and leave the registry as they found it (``registered``, which the
+demo's tests use for its tables too).
 """
 
 from __future__ import annotations
@@ -14,21 +15,30 @@ from typing import Any
 import pytest
 
 from dynamo_app.sessions import SESSION_TABLE
-from dynamo_app.tables import registry
+from dynamo_app.tables import TableDefinition, registry
 
 ENGINE = "dynamo_app.sessions"
 
 
 @contextlib.contextmanager
+def registered(*definitions: TableDefinition) -> Iterator[None]:
+    """Register ``definitions`` for the block; those that were not registered
+    before are unregistered after it."""
+    added = [d for d in definitions if d.declared_name not in registry]
+    for definition in definitions:
+        registry.register(definition)
+    try:
+        yield
+    finally:
+        for definition in added:
+            registry.unregister(definition.declared_name)
+
+
+@contextlib.contextmanager
 def session_tables(request: pytest.FixtureRequest) -> Iterator[Any]:
     """Register the session table, then give fresh tables (``dynamo_db``)."""
-    was_registered = SESSION_TABLE.declared_name in registry
-    registry.register(SESSION_TABLE)
-    try:
+    with registered(SESSION_TABLE):
         yield request.getfixturevalue("dynamo_db")
-    finally:
-        if not was_registered:
-            registry.unregister(SESSION_TABLE.declared_name)
 
 
 def stored_item(session_key: str) -> dict[str, Any] | None:
