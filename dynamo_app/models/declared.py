@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..exceptions import ModelDefinitionError
+from ..expressions import KEY_LOOKUPS
 from .options import Problem
 
 if TYPE_CHECKING:
@@ -47,7 +48,6 @@ _PATTERNS = [
     re.compile(rf"^{_PATH}\s*(?P<op><>|!=|<=|>=|=|<|>)\s*{_PARAM}$"),
 ]
 _OPERATORS = {"=": "exact", "<>": "ne", "!=": "ne", "<": "lt", "<=": "lte", ">": "gt", ">=": "gte"}
-KEY_LOOKUPS = ("exact", "lt", "lte", "gt", "gte", "between", "begins_with")
 RESERVED_PARAMS = ("cursor", "size")
 
 
