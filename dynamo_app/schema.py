@@ -332,17 +332,21 @@ def lists_undeclared(handle: Handle) -> bool:
     return bool(handle.resolver.prefix) and handle.resolver.custom is None
 
 
-def _undeclared(handle: Handle, declared_deployed: set[str]) -> list[TableChange]:
-    """Tables under this project's prefix that nothing declares (paginated ListTables)."""
-    prefix = handle.resolver.prefix
+def table_names(handle: Handle) -> list[str]:
+    """Every table in the handle's account and region (ListTables, every page)."""
     names: list[str] = []
     params: dict[str, Any] = {}
     while True:
         page = handle.call("list_tables", **params)
         names += page.get("TableNames", [])
         if "LastEvaluatedTableName" not in page:
-            break
+            return names
         params = {"ExclusiveStartTableName": page["LastEvaluatedTableName"]}
+
+
+def _undeclared(handle: Handle, declared_deployed: set[str]) -> list[TableChange]:
+    """Tables under this project's prefix that nothing declares."""
+    prefix = handle.resolver.prefix
     return [
         TableChange(
             ChangeKind.UNDECLARED,
@@ -352,7 +356,7 @@ def _undeclared(handle: Handle, declared_deployed: set[str]) -> list[TableChange
             f"declares {name[len(prefix) :]!r}: reported only, dynamo_migrate never deletes a "
             "table.",
         )
-        for name in sorted(names)
+        for name in sorted(table_names(handle))
         if name.startswith(prefix) and name not in declared_deployed
     ]
 
@@ -446,6 +450,17 @@ def migrate(
     if timeouts:
         raise MigrationTimeout("\n".join(timeouts))
     return result
+
+
+def create_table(
+    definition: TableDefinition, *, handle: Handle | None = None, timeout: float = DEFAULT_TIMEOUT
+) -> Mapping[str, Any]:
+    """Create one declared table as ``migrate()`` does (indexes, wait until ACTIVE,
+    then TTL), without planning: for a caller that knows it is missing (a test
+    run's fresh tables). Returns its description."""
+    handle = handle or get_handle()
+    (change,) = compare(definition, handle.table_name(definition.declared_name), None)
+    return _create_table(handle, change, time.monotonic() + timeout, lambda c, m: None)
 
 
 def _locked(progress: Progress) -> Progress:

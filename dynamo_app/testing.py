@@ -73,25 +73,15 @@ def test_settings(base: dict[str, Any], endpoint: str) -> dict[str, Any]:
 
 
 def create_tables() -> None:
-    """Create every registered table (and enable its TTL) on the current endpoint."""
+    """Create every registered table (and enable its TTL) on the current endpoint,
+    waiting until each is ACTIVE (at once on local engines)."""
     from .handle import get_handle
+    from .schema import create_table
     from .tables import registry
 
     handle = get_handle()
     for definition in registry.definitions():
-        name = handle.table_name(definition.declared_name)
-        created = handle.call("create_table", **definition.create_request(name))
-        if created["TableDescription"]["TableStatus"] != "ACTIVE":  # local engines: at once
-            handle.client.get_waiter("table_exists").wait(TableName=name, WaiterConfig=_POLL)
-        if definition.ttl_attribute:
-            handle.call(
-                "update_time_to_live",
-                TableName=name,
-                TimeToLiveSpecification={
-                    "Enabled": True,
-                    "AttributeName": definition.ttl_attribute,
-                },
-            )
+        create_table(definition, handle=handle, timeout=_POLL["Delay"] * _POLL["MaxAttempts"])
 
 
 _POLL = {"Delay": 1, "MaxAttempts": 120}
@@ -109,25 +99,16 @@ class ExternalServer:
         """Delete every table in this worker's region and wait until they are gone
         (at once on local engines, seconds on DynamoDB)."""
         from .handle import get_handle
+        from .schema import table_names
 
         handle = get_handle()
-        for name in _table_names(handle):
+        for name in table_names(handle):
             handle.call("delete_table", TableName=name)
         for _ in range(_POLL["MaxAttempts"]):
-            if not _table_names(handle):
+            if not table_names(handle):
                 return
             time.sleep(_POLL["Delay"])
-        raise TimeoutError(f"Tables still being deleted on {self.url}: {_table_names(handle)}")
-
-
-def _table_names(handle: Any) -> list[str]:
-    names, page = [], {}
-    while True:
-        listing = handle.call("list_tables", **page)
-        names += listing["TableNames"]
-        if "LastEvaluatedTableName" not in listing:
-            return names
-        page = {"ExclusiveStartTableName": listing["LastEvaluatedTableName"]}
+        raise TimeoutError(f"Tables still being deleted on {self.url}: {table_names(handle)}")
 
 
 class RequestCounter(Counter):
