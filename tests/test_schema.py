@@ -36,6 +36,10 @@ PLAYER = TableDefinition(
     ttl_attribute="expires_at",
     owner="tests.Player",
 )
+# PLAYER without its local index: tables made by hand with or without the global one.
+PLAYER_GLOBAL_INDEX_ONLY = TableDefinition(
+    "sch_player", PLAYER.partition_key, PLAYER.sort_key, indexes=PLAYER.indexes[:1]
+)
 EVENT = TableDefinition("sch_event", KeyAttribute("event_id", S), owner="tests.Event")
 
 
@@ -210,11 +214,7 @@ def test_missing_global_index_is_added_one_per_update_table(declare):
 
 
 def test_index_added_to_a_provisioned_table_gets_the_tables_capacity(declare):
-    declare(
-        TableDefinition(
-            "sch_player", PLAYER.partition_key, PLAYER.sort_key, indexes=PLAYER.indexes[:1]
-        )
-    )
+    declare(PLAYER_GLOBAL_INDEX_ONLY)
     make_table(
         "test-sch_player",
         ("team_id", S, "HASH"),
@@ -262,11 +262,7 @@ def test_missing_local_index_is_reported_not_executed(declare):
     ids=["key-type", "projection"],
 )
 def test_index_mismatch_names_both_shapes(declare, index_keys, projection, observed):
-    declare(
-        TableDefinition(
-            "sch_player", PLAYER.partition_key, PLAYER.sort_key, indexes=PLAYER.indexes[:1]
-        )
-    )
+    declare(PLAYER_GLOBAL_INDEX_ONLY)
     make_table(
         "test-sch_player",
         ("team_id", S, "HASH"),
