@@ -1,6 +1,5 @@
 """Queries, scans, indexes, pagination and cursors, with request counts."""
 
-import json
 from datetime import UTC, datetime
 
 import pytest
@@ -8,10 +7,7 @@ import pytest
 from dynamo_app import models
 from dynamo_app.exceptions import InvalidCursor, QueryError, ValidationError, WriteError
 from dynamo_app.models import Attr
-
-
-def sent(counter, index=-1):
-    return json.loads(counter.calls[index][1]["body"])
+from tests.test_models_operations import sent
 
 
 class Reading(models.Model):
