@@ -27,6 +27,7 @@ Clause grammar (clauses joined by AND; ``{name}`` is a parameter):
 from __future__ import annotations
 
 import copy
+import functools
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -88,6 +89,21 @@ def parse_clause(text: str) -> Clause | None:
             return Clause(text, groups["path"], "between", params)
         return Clause(text, groups["path"], _OPERATORS[groups["op"]], params)
     return None
+
+
+@functools.cache
+def _parse_text(text: str) -> tuple[tuple[Clause, ...], tuple[str, ...]]:
+    """The clauses of a declared text and the pieces not understood: parsed once per
+    text, not again on every call of the query."""
+    clauses: list[Clause] = []
+    not_understood: list[str] = []
+    for piece in _split(text):
+        clause = parse_clause(piece)
+        if clause is None:
+            not_understood.append(piece)
+        else:
+            clauses.append(clause)
+    return tuple(clauses), tuple(not_understood)
 
 
 class DeclaredQuery:
@@ -154,22 +170,18 @@ class DeclaredQuery:
         return Problem(id, f"{self._where()}: clause {text!r}: {message}", hint)
 
     def _parse(self, text: str, problems: list[Problem]) -> list[Clause]:
-        clauses = []
-        for piece in _split(text):
-            clause = parse_clause(piece)
-            if clause is None:
-                problems.append(
-                    self._clause_problem(
-                        "dynamo.E201",
-                        piece,
-                        "not understood.",
-                        "Write `attr = {param}` (or <, <=, >, >=), `attr BETWEEN {a} AND {b}` "
-                        "or `begins_with(attr, {param})`, joined by AND.",
-                    )
+        clauses, not_understood = _parse_text(text)
+        for piece in not_understood:
+            problems.append(
+                self._clause_problem(
+                    "dynamo.E201",
+                    piece,
+                    "not understood.",
+                    "Write `attr = {param}` (or <, <=, >, >=), `attr BETWEEN {a} AND {b}` "
+                    "or `begins_with(attr, {param})`, joined by AND.",
                 )
-            else:
-                clauses.append(clause)
-        return clauses
+            )
+        return list(clauses)
 
     def problems(self) -> list[Problem]:
         """Every problem of this declaration, each naming the query and the clause."""
