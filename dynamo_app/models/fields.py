@@ -13,11 +13,12 @@ from __future__ import annotations
 import copy
 import uuid
 from datetime import UTC, datetime, timedelta
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from typing import Any, ClassVar
 
 from .. import wire
 from ..exceptions import ModelDefinitionError, StoredValueError, ValidationError
+from .codec import DECODE_ERRORS
 
 NOT_PROVIDED: Any = object()
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -179,7 +180,7 @@ class Field:
             return None
         try:
             return self.decode(value)
-        except (KeyError, ValueError, TypeError, InvalidOperation):
+        except DECODE_ERRORS:
             pass
         converted = self.decode_other(value)
         if converted is not NOT_PROVIDED:
