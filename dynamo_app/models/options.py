@@ -159,7 +159,6 @@ class Options:
         self.owner: str = values["owner"] or self.label
         self.index_declarations: tuple[_Index, ...] = tuple(values["indexes"] or ())
         self.ttl_name: str | None = values["ttl"]
-        self.options = values
 
         self.fields = fields
         self.fields_by_name = {f.name: f for f in fields}
