@@ -82,7 +82,7 @@ def encode(value: Any) -> dict[str, Any]:
 
 def _encode_subclass(value: Any) -> dict[str, Any]:
     for kind, encoder in _ENCODERS.items():
-        if isinstance(value, kind) and not (kind is int and isinstance(value, bool)):
+        if isinstance(value, kind):  # a bool is never here: bool has no subclasses
             return encoder(value)
     raise WireError(
         f"{type(value).__name__} cannot be stored in a JSON-like attribute: use str, int, "
