@@ -29,7 +29,14 @@ from typing import Any, TypeVar, cast
 
 from .exceptions import MigrationTimeout, SchemaMismatch, ServiceError, TableNotFound
 from .handle import Handle, get_handle
-from .tables import IndexDefinition, KeyAttribute, KeyType, TableDefinition, registry
+from .tables import (
+    INDEX_ENTRIES,
+    IndexDefinition,
+    KeyAttribute,
+    KeyType,
+    TableDefinition,
+    registry,
+)
 
 logger = logging.getLogger("dynamo_app.schema")
 
@@ -187,10 +194,9 @@ def observed_definition(description: Mapping[str, Any]) -> TableDefinition:
             return tuple(sorted(spec.get("NonKeyAttributes", [])))
         return str(spec.get("ProjectionType", "ALL"))
 
-    kinds = (("global", "GlobalSecondaryIndexes"), ("local", "LocalSecondaryIndexes"))
     indexes = [
         IndexDefinition(i["IndexName"], kind, *keys(i["KeySchema"]), projection(i["Projection"]))
-        for kind, entry in kinds
+        for kind, entry in INDEX_ENTRIES
         for i in description.get(entry, [])
     ]
     partition, sort = keys(description["KeySchema"])
@@ -524,11 +530,7 @@ def _add_index(
     if description is None or description.get("TableStatus") != "ACTIVE":
         # UpdateTable needs an ACTIVE table
         description = _wait(handle, change, deadline, report, None, _table_ready)
-    create: dict[str, Any] = {
-        "IndexName": index.name,
-        "KeySchema": index.key_schema(),
-        "Projection": index.projection_spec(),
-    }
+    create: dict[str, Any] = index.request()
     throughput = description.get("ProvisionedThroughput", {})
     billing = description.get("BillingModeSummary", {}).get("BillingMode", "PROVISIONED")
     if billing == "PROVISIONED" and throughput.get("ReadCapacityUnits"):

@@ -75,6 +75,14 @@ class IndexDefinition:
             return {"ProjectionType": "INCLUDE", "NonKeyAttributes": list(self.projection)}
         return {"ProjectionType": self.projection}
 
+    def request(self) -> dict[str, object]:
+        """The index as CreateTable and UpdateTable (``Create``) take it."""
+        return {
+            "IndexName": self.name,
+            "KeySchema": self.key_schema(),
+            "Projection": self.projection_spec(),
+        }
+
     def shape(self) -> str:
         keys = ", ".join(str(k) for k in (self.partition_key, self.sort_key) if k)
         return f"{self.kind} index {self.name}: {keys}"
@@ -126,27 +134,15 @@ class TableDefinition:
             "AttributeDefinitions": self.attribute_definitions(),
             "BillingMode": self.billing_mode,
         }
-        globals_ = [i for i in self.indexes if i.kind == "global"]
-        locals_ = [i for i in self.indexes if i.kind == "local"]
-        if globals_:
-            request["GlobalSecondaryIndexes"] = [
-                {
-                    "IndexName": i.name,
-                    "KeySchema": i.key_schema(),
-                    "Projection": i.projection_spec(),
-                }
-                for i in globals_
-            ]
-        if locals_:
-            request["LocalSecondaryIndexes"] = [
-                {
-                    "IndexName": i.name,
-                    "KeySchema": i.key_schema(),
-                    "Projection": i.projection_spec(),
-                }
-                for i in locals_
-            ]
+        for kind, entry in INDEX_ENTRIES:
+            specs = [i.request() for i in self.indexes if i.kind == kind]
+            if specs:
+                request[entry] = specs
         return request
+
+
+# Where each kind of index stands in CreateTable requests and DescribeTable answers.
+INDEX_ENTRIES = (("global", "GlobalSecondaryIndexes"), ("local", "LocalSecondaryIndexes"))
 
 
 def _key_schema(partition: KeyAttribute, sort: KeyAttribute | None) -> list[dict[str, str]]:
