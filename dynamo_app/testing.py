@@ -27,6 +27,7 @@ which engine runs; mark tests that are about moto itself with ``moto_only``.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import time
 from collections import Counter
@@ -112,7 +113,8 @@ class ExternalServer:
 
 
 class RequestCounter(Counter):
-    """Counts DynamoDB API calls by operation name (``GetItem``, ``Query``, ...)."""
+    """Counts DynamoDB API calls by operation name (``GetItem``, ``Query``, ...);
+    ``calls`` lists each as ``(operation, parameters as sent)``."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -120,7 +122,7 @@ class RequestCounter(Counter):
 
     def __call__(self, model: Any, params: dict[str, Any], **kwargs: Any) -> None:
         self[model.name] += 1
-        self.calls.append((model.name, params))
+        self.calls.append((model.name, json.loads(params["body"])))  # DynamoDB speaks JSON
 
     @property
     def total(self) -> int:

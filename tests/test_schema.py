@@ -3,7 +3,6 @@ tables made "wrong" by hand through the raw client."""
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 import time
@@ -74,7 +73,7 @@ def make_table(name: str, *keys: tuple[str, str, str], **params: Any) -> None:
 
 def sent(requests: RequestCounter, operation: str) -> list[dict[str, Any]]:
     """The parameters of each ``operation`` request, as sent."""
-    return [json.loads(p["body"]) for op, p in requests.calls if op == operation]
+    return [p for op, p in requests.calls if op == operation]
 
 
 def changes_of(declared_name: str) -> list[TableChange]:

@@ -565,11 +565,6 @@ def hook() -> Iterator[Hook]:
         events.unregister(event, handler)
 
 
-def api_params(request: dict[str, Any]) -> dict[str, Any]:
-    """The API parameters of a serialised request (``before-call`` sees those)."""
-    return json.loads(request["body"])
-
-
 def inject(hook: Hook, operation: str, code: str, times: int | None = None) -> Callable[[], int]:
     """Answer ``operation`` with error ``code`` (every time, or the first ``times``)
     before it leaves the client; returns a function giving how often it fired."""
@@ -656,7 +651,7 @@ def test_request_counts(session: SessionStore) -> None:
         assert reader["a"] == 1
         assert reader.get("b") is None
     assert read == {"GetItem": 1}
-    assert api_params(read.calls[0][1])["ConsistentRead"] is True
+    assert read.calls[0][1]["ConsistentRead"] is True
 
     with count_requests() as changed:
         reader["b"] = 2
@@ -675,8 +670,7 @@ def test_every_expression_name_is_aliased(session: SessionStore) -> None:
         session["a"] = 2
         session.save()
         session.exists(session.session_key)
-    for _, request in counter.calls:
-        params = api_params(request)
+    for _, params in counter.calls:
         for key in ("ConditionExpression", "ProjectionExpression"):
             if key in params:
                 assert set(params[key].replace("(", " ").replace(")", " ").split()) <= {
@@ -724,7 +718,7 @@ def test_clear_expired_pages_and_batches_of_25(hook: Hook) -> None:
     with count_requests() as counter:
         assert SessionStore.clear_expired() == 60
     assert counter["Scan"] == 4  # 63 items, 20 a page: the last page ends the loop
-    batches = [api_params(p)["RequestItems"] for op, p in counter.calls if op == "BatchWriteItem"]
+    batches = [p["RequestItems"] for op, p in counter.calls if op == "BatchWriteItem"]
     assert all(len(r) == 1 and len(next(iter(r.values()))) <= 25 for r in batches)
     assert sum(len(next(iter(r.values()))) for r in batches) == 60
     assert item_count() == 3
@@ -741,7 +735,7 @@ def _unprocessed_first(hook: Hook, times: int) -> Callable[[], int]:
             return None
         fired += 1
         return AWSResponse("http://injected", 200, {}, None), {
-            "UnprocessedItems": api_params(params)["RequestItems"],
+            "UnprocessedItems": json.loads(params["body"])["RequestItems"],
             "ResponseMetadata": {"HTTPStatusCode": 200},
         }
 
