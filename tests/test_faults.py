@@ -18,7 +18,7 @@ from dynamo_app.testing import test_settings as settings_for
 from tests.test_unique import Player, lock_values
 
 FAST_FAILURE = {
-    "TIMEOUT": "1s",
+    "TIMEOUT": "5s",  # a refusal is immediate; the limit only guards slow, shared machines
     "RETRY": {"MAX_ATTEMPTS": 3, "BASE_DELAY": "10ms", "MAX_DELAY": "50ms"},
 }
 # moto keeps its data per process, shared by every server in it: a region of our
@@ -96,7 +96,7 @@ def test_startup_against_a_refusing_endpoint_names_it_within_the_timeout(dynamo_
     section = {
         **settings_for({"TABLE_PREFIX": "test-"}, url),
         **FAST_FAILURE,
-        "TIMEOUT": "2s",
+        "TIMEOUT": "10s",  # the promise: within TIMEOUT (normally ~0.7 s; CI machines are shared)
         "VERIFY_SCHEMA": True,
         "SECRET_ACCESS_KEY": "CANARY-SECRET-startup",
     }
@@ -107,4 +107,4 @@ def test_startup_against_a_refusing_endpoint_names_it_within_the_timeout(dynamo_
         elapsed = time.monotonic() - started
     assert url in str(error.value) and "describe_table" in str(error.value)
     assert "CANARY-SECRET" not in str(error.value)
-    assert elapsed < 2.0
+    assert elapsed < 10.0  # TIMEOUT
