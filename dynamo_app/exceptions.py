@@ -30,6 +30,11 @@ class NotConfigured(DynamoError, ImproperlyConfigured):
         )
 
 
+class MissingDependency(DynamoError, ImproperlyConfigured):
+    """A feature needs a package that is not installed; the message names the
+    extra that brings it (e.g. ``django-dynamo-app[local]`` for the local server)."""
+
+
 class ModelDefinitionError(DynamoError, ImproperlyConfigured):
     """A model class, field, index or declared query is declared wrongly."""
 

@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from .exceptions import MissingDependency
 from .local_state import StateFile
 
 logger = logging.getLogger("dynamo_app.local")
@@ -85,6 +86,21 @@ class _OneAtATime:
                     self.on_write()
 
 
+def _import_moto() -> tuple[Any, Any]:
+    """moto's WSGI app, or an error naming the extra that installs it: moto is
+    not a runtime dependency, only the local server needs it."""
+    try:
+        from moto.moto_server.werkzeug_app import DomainDispatcherApplication, create_backend_app
+    except ModuleNotFoundError as exc:
+        raise MissingDependency(
+            "The local DynamoDB server (ENDPOINT = 'embedded', manage.py dynamo_local, the "
+            f"pytest plugin's server) runs moto, which is not installed ({exc}). Install the "
+            "'local' extra: pip install \"django-dynamo-app[local]\" (from a checkout: "
+            'pip install "/path/to/checkout[local]").'
+        ) from exc
+    return DomainDispatcherApplication, create_backend_app
+
+
 class LocalServer:
     """moto's DynamoDB over HTTP on 127.0.0.1, serialised, in a daemon thread.
 
@@ -113,7 +129,7 @@ class LocalServer:
         return self._server is not None
 
     def start(self) -> LocalServer:
-        from moto.moto_server.werkzeug_app import DomainDispatcherApplication, create_backend_app
+        DomainDispatcherApplication, create_backend_app = _import_moto()
         from werkzeug.serving import WSGIRequestHandler, make_server
 
         class QuietHandler(WSGIRequestHandler):

@@ -1,0 +1,42 @@
+"""Run by bin/check-dist in a clean venv holding the built distribution and its
+runtime dependencies only: what a user gets from the plain install."""
+
+import importlib
+import pkgutil
+import sys
+from importlib import resources
+from pathlib import Path
+
+import django
+from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
+
+settings.configure(
+    INSTALLED_APPS=["dynamo_app"],
+    DYNAMO={"ENABLED": True, "ENDPOINT": "embedded", "REGION": "us-east-1"},
+)
+
+import dynamo_app  # noqa: E402
+
+where = Path(dynamo_app.__file__).parent
+assert where.is_relative_to(sys.prefix), f"imported {where}, not the installed copy"
+assert resources.files("dynamo_app").joinpath("py.typed").is_file(), "py.typed is missing"
+
+# The plain install has no moto: startup with the embedded server names the extra.
+try:
+    django.setup()
+except ImproperlyConfigured as exc:
+    assert type(exc).__name__ == "MissingDependency", repr(exc)
+    assert 'pip install "django-dynamo-app[local]"' in str(exc), str(exc)
+else:
+    sys.exit("the embedded server started without moto installed")
+
+# Every module imports (dynamo_app.testing is the pytest plugin: it needs the test extra).
+modules = [
+    m.name
+    for m in pkgutil.walk_packages(dynamo_app.__path__, "dynamo_app.")
+    if m.name != "dynamo_app.testing"
+]
+for name in modules:
+    importlib.import_module(name)
+print(f"ok: {len(modules)} modules from {where}, py.typed, the [local] hint")
