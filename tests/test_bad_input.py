@@ -112,7 +112,7 @@ def test_a_bad_declared_table_name_is_a_definition_error(name):
     with pytest.raises(ModelDefinitionError, match="table name"):
 
         class Bad(models.Model):
-            pk = models.StringField(partition_key=True)
+            id = models.StringField(partition_key=True)
 
             class Meta:
                 table_name = name
@@ -189,7 +189,7 @@ def test_an_oversize_session_is_refused_and_nothing_is_stored(request):
 class Unicode(models.Model):
     """Stored attribute names DynamoDB reserves or that are not ASCII."""
 
-    key = models.StringField(partition_key=True, db_name="キー")
+    part = models.StringField(partition_key=True, db_name="キー")
     order = models.IntegerField(sort_key=True, db_name="order")
     name = models.StringField(null=True, db_name="名前 🎉")
     count = models.IntegerField(default=0, db_name="größe.count")
@@ -199,14 +199,14 @@ class Unicode(models.Model):
 
 
 def test_reserved_and_unicode_attribute_names_work_in_every_expression(dynamo_db):
-    Unicode.objects.create(key="k", order=1, name="ä")
-    Unicode.objects.create(key="k", order=2, name="b")
-    obj = Unicode.objects.get(key="k", order=1, consistent=True)
+    Unicode.objects.create(part="k", order=1, name="ä")
+    Unicode.objects.create(part="k", order=2, name="b")
+    obj = Unicode.objects.get(part="k", order=1, consistent=True)
     assert obj.update(add={"count": 2}, condition=Attr("name") == "ä") == {"count": 2}
     obj.save(condition=Attr("count") == 2)
-    found = Unicode.objects.filter(key="k", order__gte=1).where(Attr("count") > 0).consistent()
+    found = Unicode.objects.filter(part="k", order__gte=1).where(Attr("count") > 0).consistent()
     assert [(u.order, u.name, u.count) for u in found] == [(1, "ä", 2)]
-    assert Unicode.objects.filter(key="k").order_by("-order").first().order == 2
+    assert Unicode.objects.filter(part="k").order_by("-order").first().order == 2
     item = dynamo_db.call(
         "get_item",
         TableName=dynamo_db.table_name("bad_input_unicode"),

@@ -134,11 +134,16 @@ def test_valid_models_pass_the_system_check():
     assert checks.run_checks(tags=["dynamo"]) == []
 
 
-def test_query_name_clashing_with_model_api_is_reported(monkeypatch):
+@pytest.mark.parametrize(
+    "name, clash",
+    [("save", "Model.save (a method)"), ("objects", "Model.objects (every model has it)")],
+)
+def test_query_name_clashing_with_model_api_is_reported(monkeypatch, name, clash):
     query = DeclaredQuery("sensor = {s}")
-    query.bind(Sensor, "save")
-    monkeypatch.setitem(Sensor._meta.declared_queries, "save", query)
-    assert "dynamo.E211" in [m.id for m in checks.run_checks(tags=["dynamo"])]
+    query.bind(Sensor, name)
+    monkeypatch.setitem(Sensor._meta.declared_queries, name, query)
+    errors = [m for m in checks.run_checks(tags=["dynamo"]) if m.id == "dynamo.E211"]
+    assert [m.msg for m in errors] == [f"Sensor.{name}: the query name clashes with {clash}."]
 
 
 def test_bad_declared_query_options_fail_at_once():

@@ -145,7 +145,7 @@ def test_unique_declaration_errors():
     with pytest.raises(ModelDefinitionError, match="nope"):
 
         class Bad(models.Model):
-            pk = models.StringField(partition_key=True)
+            id = models.StringField(partition_key=True)
 
             class Meta:
                 table_name = "uq_bad"
@@ -154,7 +154,7 @@ def test_unique_declaration_errors():
     with pytest.raises(ModelDefinitionError, match="strings, numbers or binary"):
 
         class BadType(models.Model):
-            pk = models.StringField(partition_key=True)
+            id = models.StringField(partition_key=True)
             tags = models.StringSetField()
 
             class Meta:

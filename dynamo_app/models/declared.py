@@ -185,15 +185,18 @@ class DeclaredQuery:
 
     def problems(self) -> list[Problem]:
         """Every problem of this declaration, each naming the query and the clause."""
-        from .base import Model
+        from .base import attribute_clash
 
         meta = self.model._meta  # type: ignore[union-attr]
         problems: list[Problem] = []
-        if self.name in meta.fields_by_name or hasattr(Model, self.name):
+        clash = attribute_clash(self.model, self.name)  # type: ignore[arg-type]
+        if self.name in meta.fields_by_name:
+            clash = "a field"
+        if clash:
             problems.append(
                 Problem(
                     "dynamo.E211",
-                    f"{self._where()}: the query name clashes with a field or a Model attribute.",
+                    f"{self._where()}: the query name clashes with {clash}.",
                     "Rename the query.",
                 )
             )

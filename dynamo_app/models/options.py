@@ -175,6 +175,7 @@ class Options:
         for field in fields:
             for problem in field.option_problems():
                 self._problem("dynamo.E113", f"{field.label}: {problem}")
+        self._check_field_names()
         self.declared_queries = declared_queries
         self.partition_key, self.sort_key = self._find_keys()
         self.version: Field | None = self._find_version()
@@ -190,6 +191,19 @@ class Options:
 
     def _problem(self, id: str, message: str, hint: str = "") -> None:
         self.problems.append(Problem(id, message, hint))
+
+    def _check_field_names(self) -> None:
+        from .base import attribute_clash
+
+        for field in self.fields:
+            clash = attribute_clash(self.model, field.name)
+            if clash:
+                self._problem(
+                    "dynamo.E114",
+                    f"{field.label}: the field name clashes with {clash}, which the field "
+                    "would hide on every instance.",
+                    f"Rename the field; db_name={field.db_name!r} keeps the stored attribute name.",
+                )
 
     def _read_meta(self, meta: type | None) -> dict[str, Any]:
         values = dict(META_OPTIONS)
