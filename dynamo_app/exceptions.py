@@ -66,7 +66,8 @@ class StoredValueError(DynamoError, ValueError):
 
 
 class QueryError(DynamoError, ValueError):
-    """A query cannot be run as written (e.g. no partition-key equality)."""
+    """A query (or a condition) cannot be run as written: no partition-key
+    equality, a ``BETWEEN`` whose bounds DynamoDB refuses, a page size it cannot take."""
 
 
 class InvalidCursor(QueryError):

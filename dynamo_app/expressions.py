@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from . import wire
+from .exceptions import QueryError
 
 Path = tuple[str | int, ...]
 Resolver = Callable[[str], Path]
@@ -57,6 +58,9 @@ class Compiler:
         self.encode = encode
         self.names: dict[str, str] = {}
         self.values: dict[str, dict[str, Any]] = {}
+        # (path, placeholder) of each update value the item will hold (SET, ADD,
+        # appended values), so the caller can check the item can still fit.
+        self.stored: list[tuple[str, str]] = []
         self._name_ids: dict[str, str] = {}
 
     def name(self, attribute: str) -> str:
@@ -83,6 +87,11 @@ class Compiler:
 
     def operand(self, path: str, value: Any, kind: str = "value") -> str:
         return self.value(self.encode(path, value, kind))
+
+    def stored_operand(self, path: str, value: Any) -> str:
+        placeholder = self.operand(path, value)
+        self.stored.append((path, placeholder))
+        return placeholder
 
     def projection(self, paths: Iterable[str]) -> str:
         return ", ".join(self.path(p) for p in paths)
@@ -185,6 +194,13 @@ class Between(Condition):
 
     def compile(self, c: Compiler) -> str:
         low, high = c.operand(self.path, self.low), c.operand(self.path, self.high)
+        try:
+            wire.check_range(c.values[low], c.values[high])
+        except wire.WireError as exc:
+            raise QueryError(
+                f"{self!r}: {exc}. DynamoDB refuses it: give two strings, two numbers or "
+                "two binary values, the lower one first. Nothing was sent."
+            ) from None
         return f"{c.path(self.path)} BETWEEN {low} AND {high}"
 
     def paths(self) -> list[str]:
@@ -390,17 +406,17 @@ class Update:
         for action, path, value in self._actions:
             target = c.path(path)
             if action == "set":
-                clauses["SET"].append(f"{target} = {c.operand(path, value)}")
+                clauses["SET"].append(f"{target} = {c.stored_operand(path, value)}")
             elif action == "append":
                 empty = c.value({"L": []})
                 clauses["SET"].append(
                     f"{target} = list_append(if_not_exists({target}, {empty}), "
-                    f"{c.operand(path, value)})"
+                    f"{c.stored_operand(path, value)})"
                 )
             elif action == "remove":
                 clauses["REMOVE"].append(target)
             elif action == "add":
-                clauses["ADD"].append(f"{target} {c.operand(path, value)}")
+                clauses["ADD"].append(f"{target} {c.stored_operand(path, value)}")
             else:
                 clauses["DELETE"].append(f"{target} {c.operand(path, value)}")
         return " ".join(f"{verb} {', '.join(parts)}" for verb, parts in clauses.items() if parts)

@@ -77,10 +77,17 @@ class Action:
         return self.params["TableName"], tuple(sorted((k, canonical(v)) for k, v in key.items()))
 
     def size(self) -> int:
-        item = self.params.get("Item") or self.params.get("Key") or {}
-        return wire.item_size(item) + sum(
-            len(str(v)) for k, v in self.params.items() if k.endswith("Expression")
-        )
+        """Bytes this action adds to the request: its item or key, expression text,
+        attribute names and values (update and condition values alike)."""
+        params = self.params
+        size = wire.item_size(params.get("Item") or params["Key"])
+        size += wire.item_size(params.get("ExpressionAttributeValues", {}))
+        for name, attribute in params.get("ExpressionAttributeNames", {}).items():
+            size += len(name) + wire.text_size(attribute)
+        for name, value in params.items():
+            if name.endswith("Expression"):
+                size += len(value)
+        return size + len(params["TableName"])
 
 
 class Transaction:
@@ -160,13 +167,11 @@ class Transaction:
                     f"{action.describe}); DynamoDB allows one action per item. Combine them."
                 )
             seen[target] = action
-        if len(self.actions) * wire.MAX_ITEM_BYTES <= MAX_REQUEST_BYTES:
-            return  # every item is at most 400 KB (checked when built): no sum can exceed
         size = sum(action.size() for action in self.actions)
         if size > MAX_REQUEST_BYTES:
             raise TransactionLimitExceeded(
-                f"The transaction's items total about {size} bytes; DynamoDB allows at most "
-                f"{MAX_REQUEST_BYTES} (4 MB). Split it."
+                f"The transaction's actions total about {size} bytes (items, keys, update and "
+                f"condition values); DynamoDB allows at most {MAX_REQUEST_BYTES} (4 MB). Split it."
             )
 
     def commit(self) -> None:
@@ -211,10 +216,12 @@ class Transaction:
 def idempotency_action(key: str) -> Action:
     """A record that exists once per key: written with the transaction, it turns a
     repeat of the same logical write into ``AlreadyApplied`` instead of a second effect."""
-    if not isinstance(key, str) or not key or len(key) > 1024:
+    if not isinstance(key, str) or not 0 < len(key) <= 1024 or not _fits_a_key(key):
+        shown = repr(key) if len(repr(key)) <= 80 else repr(key)[:77] + "..."
         raise TransactionLimitExceeded(
             "An idempotency key must be a non-empty string of at most 1024 characters, "
-            f"got {key!r}."
+            f"valid Unicode (no lone surrogate) of at most {wire.MAX_PARTITION_KEY_BYTES} "
+            f"UTF-8 bytes (it is the record's partition key), got {shown}. Nothing was sent."
         )
     handle = get_handle()
     now = int(time.time())
@@ -239,6 +246,13 @@ def idempotency_action(key: str) -> Action:
 
     item_key = {IDEMPOTENCY_KEY: params["Item"][IDEMPOTENCY_KEY]}
     return Action("Put", params, f"idempotency key {key!r}", already, key=item_key)
+
+
+def _fits_a_key(text: str) -> bool:
+    try:
+        return wire.text_size(text) <= wire.MAX_PARTITION_KEY_BYTES
+    except UnicodeEncodeError:
+        return False
 
 
 @contextmanager

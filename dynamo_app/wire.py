@@ -4,7 +4,8 @@ Typed model fields encode their own values (they know their wire type); this
 module covers what has no declared type: JSON-like values (``JSONField``,
 ``MapField``), operands of conditions on undeclared attributes, and the
 numbers every numeric field shares. It also computes DynamoDB's item size, so
-an oversize item is refused before a request is sent.
+an oversize item is refused before a request is sent, and orders values the
+way DynamoDB does, so a ``BETWEEN`` it would refuse is refused here.
 
 Numbers never pass through ``float``: DynamoDB keeps 38 significant digits
 and a magnitude from 1E-130 to below 1E+126, and so does this module.
@@ -17,6 +18,8 @@ from decimal import Decimal
 from typing import Any
 
 MAX_ITEM_BYTES = 400 * 1024
+MAX_PARTITION_KEY_BYTES = 2048  # key values, in UTF-8 bytes
+MAX_SORT_KEY_BYTES = 1024
 MAX_DIGITS = 38
 MAX_EXPONENT = 125  # adjusted exponent: 9.99..E+125 is the largest magnitude
 MIN_EXPONENT = -130
@@ -184,14 +187,15 @@ def _number_size(text: str) -> int:
     return (len(digits) + 1) // 2 + 1
 
 
-def _string_size(value: str) -> int:
+def text_size(value: str) -> int:
+    """UTF-8 bytes of a string (``UnicodeEncodeError`` for a lone surrogate)."""
     return len(value) if value.isascii() else len(value.encode())
 
 
 def value_size(wire: dict[str, Any], depth: int = 1) -> int:
     ((kind, value),) = wire.items()
     if kind == "S":
-        return _string_size(value)
+        return text_size(value)
     if kind == "N":
         return _number_size(value)
     if kind == "B":
@@ -199,7 +203,7 @@ def value_size(wire: dict[str, Any], depth: int = 1) -> int:
     if kind in ("BOOL", "NULL"):
         return 1
     if kind == "SS":
-        return sum(_string_size(v) for v in value)
+        return sum(text_size(v) for v in value)
     if kind == "NS":
         return sum(_number_size(v) for v in value)
     if kind == "BS":
@@ -211,3 +215,24 @@ def value_size(wire: dict[str, Any], depth: int = 1) -> int:
     if kind == "M":
         return 3 + sum(1 + len(k.encode()) + value_size(v, depth + 1) for k, v in value.items())
     raise WireError(f"unknown DynamoDB type {kind!r}")
+
+
+# --- order ----------------------------------------------------------------------
+
+
+def check_range(low: dict[str, Any], high: dict[str, Any]) -> None:
+    """DynamoDB's rule for ``BETWEEN low AND high``, or ``WireError``: two strings,
+    two numbers or two binary values, and ``low <= high`` - numbers by value,
+    strings by UTF-8 bytes (the order of code points, which is how Python compares
+    ``str``), binary by unsigned bytes (how Python compares ``bytes``)."""
+    ((kind, a),) = low.items()
+    ((other, b),) = high.items()
+    if kind != other or kind not in ("S", "N", "B"):
+        raise WireError(
+            f"both bounds must be strings, numbers or binary, and of one type; got {kind} "
+            f"and {other}"
+        )
+    if kind == "N":
+        a, b = Decimal(a), Decimal(b)
+    if a > b:
+        raise WireError("the low bound is greater than the high bound")

@@ -243,3 +243,36 @@ def test_update_operands_are_checked_like_stored_values(dynamo_db):
     assert requests.total == 0
     obj.update(set={"data": _nested(31)})
     assert Everything.objects.get(id="u").data == _nested(31)
+
+
+# --- DynamoDB's request limits: refused before sending -------------------------------------
+
+
+@pytest.mark.parametrize(
+    "actions, field",
+    [
+        ({"set": {"name": "x" * 410_000}}, "Everything.name"),
+        ({"append": {"scores": [7] * 140_000}}, "Everything.scores"),  # 3 bytes an element
+        ({"set": {"name": "x" * 210_000, "blob": b"x" * 210_000}}, "Everything."),
+        ({"add": {"tags": {f"{n:06}" for n in range(70_000)}}}, "Everything.tags"),
+    ],
+)
+def test_an_update_whose_values_cannot_fit_in_an_item_is_item_too_large(dynamo_db, actions, field):
+    """SET, ADD and append values land in the item: over 400 KB they cannot fit."""
+    obj = Everything(id="u")
+    obj.save()
+    with count_requests() as requests, pytest.raises(ItemTooLarge, match=field) as error:
+        obj.update(**actions)
+    assert "400 KB" in str(error.value) and error.value.model == "Everything"
+    assert requests.total == 0
+
+
+def test_a_large_condition_value_does_not_count_towards_the_item(dynamo_db):
+    """A condition's operands are compared, not stored: a 300 KB value written
+    under a condition holding another 300 KB value is a 300 KB item, and is sent."""
+    obj = Everything(id="cas", name="short")
+    obj.save()
+    with count_requests() as requests:
+        obj.update(set={"name": "b" * 300_000}, condition=Attr("name") != "a" * 300_000)
+    assert dict(requests) == {"UpdateItem": 1}
+    assert Everything.objects.get(id="cas", consistent=True).name == "b" * 300_000

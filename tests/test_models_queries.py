@@ -1,12 +1,14 @@
 """Queries, scans, indexes, pagination and cursors, with request counts."""
 
 from datetime import UTC, datetime
+from decimal import Decimal
 
 import pytest
 
 from dynamo_app import models
 from dynamo_app.exceptions import InvalidCursor, QueryError, ValidationError, WriteError
 from dynamo_app.models import Attr
+from dynamo_app.testing import count_requests
 from tests.test_models_operations import sent
 
 
@@ -29,6 +31,7 @@ class Reading(models.Model):
 class Chunk(models.Model):
     owner = models.BinaryField(partition_key=True)
     seq = models.IntegerField(sort_key=True)
+    data = models.JSONField(null=True)
 
 
 def fill(n=10, sensor="s1"):
@@ -220,3 +223,45 @@ def test_where_on_a_key_of_the_query_is_refused_before_sending(dynamo_db, dynamo
     with pytest.raises(QueryError, match="filter\\(\\)"):
         list(query)
     assert dynamo_requests.total == 0
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda: Reading.objects.filter(sensor="s1", at__between=(5, 1)),
+        lambda: Reading.objects.filter(sensor="s1").where(celsius__between=(Decimal("2.5"), 2)),
+        lambda: Reading.objects.filter(sensor="s1").where(Attr("site").between("b", "a")),
+        # strings compare by UTF-8 bytes: U+1F600 sorts after U+FF5E (UTF-16 says before)
+        lambda: Reading.objects.filter(sensor="s1").where(Attr("site").between("😀", "～")),
+        # binary compares unsigned: 0x80 sorts after 0x7f
+        lambda: Chunk.objects.filter(owner=b"o").where(Attr("data").between(b"\x80", b"\x7f")),
+        lambda: Chunk.objects.filter(owner=b"o").where(Attr("data").between(1, "a")),
+        lambda: Chunk.objects.filter(owner=b"o").where(Attr("data").between(True, False)),
+    ],
+)
+def test_a_between_dynamodb_refuses_is_refused_before_sending(dynamo_db, dynamo_requests, build):
+    with pytest.raises(QueryError, match="BETWEEN"):
+        list(build())
+    assert dynamo_requests.total == 0
+
+
+def test_a_between_in_a_write_condition_is_checked_too(dynamo_db, dynamo_requests):
+    reading = Reading(sensor="s1", at=1)
+    with pytest.raises(QueryError, match="BETWEEN"):
+        reading.save(condition=Attr("at").between(5, 1))
+    assert dynamo_requests.total == 0
+    reading.save(condition=Attr("site").between("～", "😀") | Attr("site").not_exists())
+    assert dynamo_requests["PutItem"] == 1
+
+
+def test_page_sizes_dynamodb_cannot_take_are_refused_and_limit_fits_each_request(dynamo_db):
+    fill(3)
+    qs = Reading.objects.filter(sensor="s1")
+    with count_requests() as requests:
+        for size in (2**31, 10**12, 0):
+            with pytest.raises(QueryError, match="page"):
+                qs.page(size=size)
+        assert requests.total == 0
+        assert len(qs.page(size=2**31 - 1)) == 3  # Limit is a 32-bit integer
+        assert [r.at for r in qs.limit(10**12)] == [0, 1, 2]  # a total: a request asks its share
+    assert [params["Limit"] for _, params in requests.calls] == [2**31 - 1, 2**31 - 1]

@@ -242,3 +242,40 @@ def test_a_stale_write_in_a_transaction_is_reported_as_stale(dynamo_db):
             tx.save(stale)
             tx.create(Views(team_id="t1"))
     assert list(Views.objects.scan()) == []
+
+
+def test_update_and_condition_values_count_towards_the_4_mb(dynamo_db):
+    """DynamoDB refuses a transaction over 4 MB: update values and condition values
+    count, not only keys and expression text."""
+    name = "x" * 390_000
+    teams = [Team(team_id=str(n)) for n in range(11)]
+    with count_requests() as counter:
+        with pytest.raises(TransactionLimitExceeded, match="4 MB"):
+            with dynamo_app.transaction() as tx:
+                for team in teams:
+                    tx.update(team, set={"name": name}, upsert=True)
+        with pytest.raises(TransactionLimitExceeded, match="4 MB"):
+            with dynamo_app.transaction() as tx:
+                for team in teams:
+                    tx.condition_check(team, Attr("name") == name)
+    assert counter.total == 0
+    with count_requests() as counter:  # 10 of them fit
+        with dynamo_app.transaction() as tx:
+            for team in teams[:10]:
+                tx.update(team, set={"name": name}, upsert=True)
+    assert dict(counter) == {"TransactWriteItems": 1}
+    assert Team.objects.get(team_id="9").name == name
+
+
+@pytest.mark.parametrize(
+    "key",
+    ["k\ud800", "😀" * 600, "", "x" * 1025, 42],  # lone surrogate; 2,400 UTF-8 bytes
+)
+def test_an_idempotency_key_is_checked_like_a_stored_key_before_sending(dynamo_db, key):
+    with count_requests() as counter:
+        with pytest.raises(TransactionLimitExceeded, match="idempotency key"):
+            with dynamo_app.transaction(idempotency_key=key) as tx:
+                tx.create(Views(team_id="t1"))
+        with pytest.raises(TransactionLimitExceeded, match="idempotency key"):
+            Views(team_id="t1").save(idempotency_key=key)
+    assert counter.total == 0

@@ -23,9 +23,6 @@ from .codec import DECODE_ERRORS
 NOT_PROVIDED: Any = object()
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _INT_LIMIT = 10**wire.MAX_DIGITS
-# DynamoDB's key size limits, in UTF-8 bytes.
-MAX_PARTITION_KEY_BYTES = 2048
-MAX_SORT_KEY_BYTES = 1024
 
 
 def new_uuid() -> str:
@@ -70,7 +67,8 @@ class Field:
         self.default = default
         self.db_name = db_name or ""
         self.help_text = help_text
-        self.key_limit = MAX_SORT_KEY_BYTES  # set by Options for every key of the table or an index
+        # Set by Options for every key of the table or an index.
+        self.key_limit = wire.MAX_SORT_KEY_BYTES
         self.name = ""
         self.model: Any = None
         Field._counter += 1

@@ -21,7 +21,6 @@ from ..tables import IndexDefinition, KeyAttribute, TableDefinition, index_name_
 from ..unique import Unique, register_lock_table
 from .codec import compile_codec
 from .fields import (
-    MAX_PARTITION_KEY_BYTES,
     DateTimeField,
     Field,
     ListField,
@@ -253,7 +252,7 @@ class Options:
         partition = partitions[0] if partitions else None
         sort = sorts[0] if sorts else None
         if partition is not None:
-            partition.key_limit = MAX_PARTITION_KEY_BYTES
+            partition.key_limit = wire.MAX_PARTITION_KEY_BYTES
         return partition, sort  # type: ignore[return-value]
 
     def _find_version(self) -> Field | None:
@@ -360,7 +359,7 @@ class Options:
                 )
             if partition is not None and partition.key_type is not None:
                 if index.kind == "global":
-                    partition.key_limit = MAX_PARTITION_KEY_BYTES
+                    partition.key_limit = wire.MAX_PARTITION_KEY_BYTES
                 if sort is None or sort.key_type is not None:
                     self.indexes[index.name] = KeySchema(
                         index.name, partition, sort, index.projection, index.kind
@@ -475,15 +474,39 @@ class Options:
                 field=name,
             ) from None
         if size > wire.MAX_ITEM_BYTES:
-            key = {
-                f.name: wire.decode(item[f.db_name]) for f in self.key_fields if f.db_name in item
-            }
             raise ItemTooLarge(
-                f"{self.object_name} item {key} is {size} bytes; DynamoDB's limit for one item "
-                f"in table {self.table_name!r} is {wire.MAX_ITEM_BYTES} bytes (400 KB). Nothing "
-                "was sent. Store large payloads elsewhere (e.g. S3) and keep a reference.",
+                f"{self.object_name} item {self._key_values(item)} is {size} bytes; DynamoDB's "
+                f"limit for one item in table {self.table_name!r} is {wire.MAX_ITEM_BYTES} bytes "
+                "(400 KB). Nothing was sent. Store large payloads elsewhere (e.g. S3) and keep a "
+                "reference.",
                 model=self.object_name,
             )
+
+    def check_update_size(
+        self, key: dict[str, dict[str, Any]], stored: Iterable[tuple[str, dict[str, Any]]]
+    ) -> None:
+        """An update's SET, ADD and appended values (``(path, wire value)``) land in
+        the item: if they and the key alone exceed 400 KB, no item can hold them."""
+        sizes: dict[Field, int] = {}
+        for path, value in stored:
+            field = self.field_for_path(path)[0]
+            sizes[field] = sizes.get(field, 0) + wire.value_size(value)
+        size = wire.item_size(key) + sum(
+            wire.text_size(field.db_name) + n for field, n in sizes.items()
+        )
+        if size > wire.MAX_ITEM_BYTES:
+            largest = max(sizes, key=sizes.__getitem__).name
+            raise ItemTooLarge(
+                f"{self.object_name}.{largest}: the update writes at least {size} bytes into "
+                f"item {self._key_values(key)}; DynamoDB's limit for one item in table "
+                f"{self.table_name!r} is {wire.MAX_ITEM_BYTES} bytes (400 KB). Nothing was "
+                "sent. Store large payloads elsewhere (e.g. S3) and keep a reference.",
+                model=self.object_name,
+                field=largest,
+            )
+
+    def _key_values(self, item: dict[str, dict[str, Any]]) -> dict[str, Any]:
+        return {f.name: wire.decode(item[f.db_name]) for f in self.key_fields if f.db_name in item}
 
     def _not_unicode(self, item: dict[str, dict[str, Any]]) -> ValidationError:
         """The error for text with a lone surrogate (no UTF-8 form), naming its field."""

@@ -42,6 +42,8 @@ if TYPE_CHECKING:
 
 M = TypeVar("M", bound="Model")
 
+MAX_LIMIT = 2**31 - 1  # a request's Limit is a 32-bit Integer in DynamoDB's API
+
 
 @dataclass
 class Page(Generic[M]):
@@ -124,7 +126,8 @@ class QuerySet(Generic[M]):
         return clone
 
     def limit(self, n: int) -> QuerySet[M]:
-        """Return at most ``n`` items in total (across pages)."""
+        """Return at most ``n`` items in total (across pages; each request asks for
+        what is left, up to DynamoDB's largest ``Limit``)."""
         if isinstance(n, bool) or not isinstance(n, int) or n < 1:
             raise QueryError(f"limit() takes a positive integer, got {n!r}.")
         clone = self._clone()
@@ -280,7 +283,7 @@ class QuerySet(Generic[M]):
         remaining = self._limit
         while True:
             if remaining is not None:
-                params["Limit"] = remaining
+                params["Limit"] = min(remaining, MAX_LIMIT)
             response = self._call(params)
             yield response
             if remaining is not None:
@@ -323,8 +326,11 @@ class QuerySet(Generic[M]):
 
     def page(self, size: int = 25, cursor: str | None = None) -> Page[M]:
         """Exactly one request: up to ``size`` items and the cursor of the next page."""
-        if isinstance(size, bool) or not isinstance(size, int) or size < 1:
-            raise QueryError(f"page(size=...) takes a positive integer, got {size!r}.")
+        if isinstance(size, bool) or not isinstance(size, int) or not 0 < size <= MAX_LIMIT:
+            raise QueryError(
+                f"page(size=...) takes an integer from 1 to {MAX_LIMIT} (DynamoDB's Limit), "
+                f"got {size!r}."
+            )
         params, query = self._params()
         params["Limit"] = min(size, self._limit) if self._limit else size
         if cursor is not None:

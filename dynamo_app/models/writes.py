@@ -101,6 +101,7 @@ def update_params(obj: Model, update: Update, condition: Condition | None = None
         "Key": meta.key_of(obj.__dict__),
         "UpdateExpression": update.compile(c),
     }
+    meta.check_update_size(params["Key"], [(path, c.values[v]) for path, v in c.stored])
     _with_condition(params, c, condition)
     params.update(c.params())
     return params
