@@ -76,11 +76,16 @@ class Action:
         assert key is not None, "a Put action is built with its key"
         return self.params["TableName"], tuple(sorted((k, canonical(v)) for k, v in key.items()))
 
-    def size(self) -> int:
+    def size(self, item_bound: int | None = None) -> int:
         """Bytes this action adds to the request: its item or key, expression text,
-        attribute names and values (update and condition values alike)."""
+        attribute names and values (update and condition values alike). With
+        ``item_bound``, a Put's item counts as that many bytes, unmeasured."""
         params = self.params
-        size = wire.item_size(params.get("Item") or params["Key"])
+        item = params.get("Item")
+        if item is None:
+            size = wire.item_size(params["Key"])
+        else:
+            size = wire.item_size(item) if item_bound is None else item_bound
         size += wire.item_size(params.get("ExpressionAttributeValues", {}))
         for name, attribute in params.get("ExpressionAttributeNames", {}).items():
             size += len(name) + wire.text_size(attribute)
@@ -167,6 +172,11 @@ class Transaction:
                     f"{action.describe}); DynamoDB allows one action per item. Combine them."
                 )
             seen[target] = action
+        # A Put's item is at most 400 KB (a model's is refused over that when built,
+        # the app's own records are small): items are measured only when that bound
+        # could pass 4 MB; what else an action carries is always measured.
+        if sum(a.size(item_bound=wire.MAX_ITEM_BYTES) for a in self.actions) <= MAX_REQUEST_BYTES:
+            return
         size = sum(action.size() for action in self.actions)
         if size > MAX_REQUEST_BYTES:
             raise TransactionLimitExceeded(

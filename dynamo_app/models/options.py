@@ -487,15 +487,15 @@ class Options:
     ) -> None:
         """An update's SET, ADD and appended values (``(path, wire value)``) land in
         the item: if they and the key alone exceed 400 KB, no item can hold them."""
-        sizes: dict[Field, int] = {}
+        sizes: dict[str, int] = {}
         for path, value in stored:
-            field = self.field_for_path(path)[0]
-            sizes[field] = sizes.get(field, 0) + wire.value_size(value)
+            name = path.split(".", 1)[0].split("[", 1)[0]  # the field the path is in
+            sizes[name] = sizes.get(name, 0) + wire.value_size(value)
         size = wire.item_size(key) + sum(
-            wire.text_size(field.db_name) + n for field, n in sizes.items()
+            wire.text_size(self.fields_by_name[name].db_name) + n for name, n in sizes.items()
         )
         if size > wire.MAX_ITEM_BYTES:
-            largest = max(sizes, key=sizes.__getitem__).name
+            largest = max(sizes, key=sizes.__getitem__)
             raise ItemTooLarge(
                 f"{self.object_name}.{largest}: the update writes at least {size} bytes into "
                 f"item {self._key_values(key)}; DynamoDB's limit for one item in table "
