@@ -149,7 +149,7 @@ class ServiceError(DynamoError):
     """DynamoDB (or the network to it) failed a request after the retry policy.
 
     ``code`` is DynamoDB's error code where there is one; ``__cause__`` is the
-    botocore exception.
+    botocore exception, without its traceback (its frames hold the signed request).
     """
 
     def __init__(self, message: str, *, code: str = "", operation: str = "") -> None:

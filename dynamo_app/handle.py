@@ -82,29 +82,10 @@ class Handle:
 
     def _build_client(self) -> Any:
         s = self.settings
-        key_id, secret, token = (
-            s.access_key_id,
-            s.secret_access_key.reveal(),
-            s.session_token.reveal(),
-        )
-        if not key_id and s.embedded:
-            key_id, secret = "embedded", "embedded"
+        dummy = "embedded" if s.embedded and not s.access_key_id else None
         core = botocore.session.get_session()
         # Items parsed without botocore's shape walk; everything else as botocore does.
         core.register_component("response_parser_factory", ResponseParserFactory())
-        session = boto3.session.Session(
-            botocore_session=core,
-            aws_access_key_id=key_id or None,
-            aws_secret_access_key=secret or None,
-            aws_session_token=token or None,
-            region_name=s.region,
-        )
-        if session.get_credentials() is None:
-            raise ImproperlyConfigured(
-                "dynamo_app found no AWS credentials: set DYNAMO['ACCESS_KEY_ID'] and "
-                "DYNAMO['SECRET_ACCESS_KEY'] (e.g. \"${AWS_SECRET_ACCESS_KEY}\"), or configure "
-                "boto3's chain (AWS_ACCESS_KEY_ID / AWS_PROFILE / an instance role)."
-            )
         config = Config(
             connect_timeout=s.timeout,
             read_timeout=s.timeout,
@@ -112,7 +93,25 @@ class Handle:
             retries={"total_max_attempts": 1, "mode": "standard"},  # retry.py retries
             parameter_validation=validate_parameters,
         )
-        return session.client("dynamodb", endpoint_url=self.endpoint_url, config=config)
+        try:
+            # The secrets go straight to boto3, never into a local of this frame:
+            # a failure here is shown with every frame's locals (see _detached).
+            session = boto3.session.Session(
+                botocore_session=core,
+                aws_access_key_id=s.access_key_id or dummy,
+                aws_secret_access_key=s.secret_access_key.reveal() or dummy,
+                aws_session_token=s.session_token.reveal() or None,
+                region_name=s.region,
+            )
+            if session.get_credentials() is not None:
+                return session.client("dynamodb", endpoint_url=self.endpoint_url, config=config)
+        except Exception as exc:
+            raise _detached(exc) from None
+        raise ImproperlyConfigured(
+            "dynamo_app found no AWS credentials: set DYNAMO['ACCESS_KEY_ID'] and "
+            "DYNAMO['SECRET_ACCESS_KEY'] (e.g. \"${AWS_SECRET_ACCESS_KEY}\"), or configure "
+            "boto3's chain (AWS_ACCESS_KEY_ID / AWS_PROFILE / an instance role)."
+        )
 
     def table_name(self, declared_name: str) -> str:
         """The deployed name of a declared table (one resolver for every caller)."""
@@ -131,7 +130,9 @@ class Handle:
         try:
             return self.retry.run(lambda: method(**params), idempotent=idempotent, what=operation)
         except Exception as exc:
-            raise self.translate(exc, operation, params) from exc
+            cause = _detached(exc)
+            error = self.translate(cause, operation, params)
+            raise error from (None if error is cause else cause)
 
     def translate(self, exc: Exception, operation: str, params: dict[str, Any]) -> Exception:
         """botocore's exception -> the app's, with a message that says what to do."""
@@ -199,6 +200,20 @@ class Handle:
 
     def close(self) -> None:
         self.client.close()
+
+
+def _detached(exc: Exception) -> Exception:
+    """``exc`` cut from the frames it was raised through and from the errors
+    behind it. botocore's and urllib3's frames hold the signed request (the
+    ``X-Amz-Security-Token`` header, the SigV4 signature) and the credentials
+    in their locals, and Django's DEBUG page - like other error reporters -
+    shows the locals of every frame along an exception's chain. Type, message,
+    ``response`` and ``attempts`` stay."""
+    exc.__traceback__ = exc.__cause__ = exc.__context__ = None
+    for value in getattr(exc, "kwargs", {}).values():  # botocore keeps urllib3's error
+        if isinstance(value, Exception):
+            _detached(value)
+    return exc
 
 
 _handle: Handle | None = None
