@@ -166,6 +166,23 @@ class Throttled(ServiceError):
     """DynamoDB kept throttling or conflicting until the retry budget ran out."""
 
 
+class ServerError(ServiceError):
+    """DynamoDB kept answering a read (or a repeatable call) with a server error (5xx)."""
+
+
+class DamagedResponse(ConnectionFailed):
+    """Responses arrived damaged (their ``x-amz-crc32`` checksum did not match)
+    on every attempt: something between the app and DynamoDB changes them."""
+
+
+class OutcomeUnknown(ServiceError):
+    """A write may or may not have been applied: DynamoDB's answer was a server
+    error, never came, or arrived damaged, and the write could not be repeated
+    safely (or its repeat could not tell). Not a ``WriteError``: something may
+    have changed. Read the item (strongly consistent) before writing again; an
+    ``idempotency_key`` makes such a write safely repeatable."""
+
+
 class TableNotFound(ServiceError):
     """A table does not exist (or is not ACTIVE yet)."""
 

@@ -19,36 +19,23 @@ import boto3
 import botocore.session
 from botocore.config import Config
 from botocore.exceptions import (
+    ChecksumError,
     ClientError,
     ConnectionClosedError,
     ConnectTimeoutError,
     EndpointConnectionError,
     ReadTimeoutError,
+    ResponseStreamingError,
 )
 from django.core.exceptions import ImproperlyConfigured
 
 from . import exceptions
 from .conf import DynamoSettings, get_settings
 from .parser import ResponseParserFactory
-from .retry import Decision, RetryPolicy, classify, error_code
+from .retry import Decision, RetryPolicy, classify, error_code, server_error
 from .tables import TableResolver
 
 logger = logging.getLogger("dynamo_app")
-
-# Calls whose repetition cannot change data: safe to retry after a timeout.
-READ_OPERATIONS = frozenset(
-    {
-        "get_item",
-        "batch_get_item",
-        "query",
-        "scan",
-        "transact_get_items",
-        "describe_table",
-        "describe_time_to_live",
-        "list_tables",
-    }
-)
-
 
 # botocore re-validates every request against the service model. The app
 # validates what it builds itself (fields, keys, sizes, expressions), so that
@@ -117,18 +104,15 @@ class Handle:
         """The deployed name of a declared table (one resolver for every caller)."""
         return self.resolver(declared_name)
 
-    def call(self, operation: str, *, idempotent: bool | None = None, **params: Any) -> Any:
+    def call(self, operation: str, **params: Any) -> Any:
         """Run one client operation under the retry policy; raise the app's errors.
 
-        ``idempotent`` says whether the call may be repeated after a timeout;
-        reads default to True, writes to False (a transaction with a
-        ClientRequestToken, or an insert-only put, passes True).
+        Whether a failed attempt is sent again is decided by ``retry`` from the
+        operation, its parameters and the error, never by the caller.
         """
         method = getattr(self.client, operation)
-        if idempotent is None:
-            idempotent = operation in READ_OPERATIONS
         try:
-            return self.retry.run(lambda: method(**params), idempotent=idempotent, what=operation)
+            return self.retry.run(lambda: method(**params), operation, params)
         except Exception as exc:
             cause = _detached(exc)
             error = self.translate(cause, operation, params)
@@ -140,7 +124,30 @@ class Handle:
         where = f" on table {table!r}" if table else ""
         attempts = getattr(exc, "attempts", 1)
         tried = f" after {attempts} attempts" if attempts > 1 else ""
-        if isinstance(exc, (EndpointConnectionError, ConnectTimeoutError, ConnectionClosedError)):
+        if getattr(exc, "outcome_unknown", False):
+            return exceptions.OutcomeUnknown(
+                f"{operation}{where} may or may not have been applied: {self._lost(exc)}"
+                f"{tried}. Read the item (consistent=True) to see whether it was before "
+                "writing again; an idempotency_key makes such a write safely repeatable.",
+                code=error_code(exc),
+                operation=operation,
+            )
+        if isinstance(exc, ChecksumError):
+            return exceptions.DamagedResponse(
+                f"DynamoDB's answers to {operation}{where} arrived damaged{tried} (the "
+                "x-amz-crc32 checksum did not match the body). Check proxies and middleboxes "
+                "between this process and the endpoint.",
+                operation=operation,
+            )
+        if isinstance(
+            exc,
+            (
+                EndpointConnectionError,
+                ConnectTimeoutError,
+                ConnectionClosedError,
+                ResponseStreamingError,
+            ),
+        ):
             return exceptions.ConnectionFailed(
                 f"Could not reach DynamoDB at {self.endpoint_url or 'AWS ' + self.settings.region} "
                 f"({operation}{where}){tried}: {type(exc).__name__}. Check DYNAMO['ENDPOINT'] and "
@@ -150,8 +157,7 @@ class Handle:
         if isinstance(exc, ReadTimeoutError):
             return exceptions.ConnectionFailed(
                 f"DynamoDB did not answer {operation}{where} within "
-                f"{self.settings.timeout:g}s{tried} (DYNAMO['TIMEOUT']). The outcome of a "
-                "write is unknown; it was not retried unless it was idempotent.",
+                f"{self.settings.timeout:g}s{tried} (DYNAMO['TIMEOUT']).",
                 operation=operation,
             )
         if not isinstance(exc, ClientError):
@@ -185,6 +191,13 @@ class Handle:
                 code=code,
                 operation=operation,
             )
+        if server_error(exc):
+            return exceptions.ServerError(
+                f"DynamoDB answered {operation}{where} with a server error{tried} ({code}: "
+                f"{message}). Retry later; if it persists, check the AWS Health Dashboard.",
+                code=code,
+                operation=operation,
+            )
         if classify(exc) is Decision.RETRY:
             return exceptions.Throttled(
                 f"DynamoDB throttled {operation}{where}{tried} ({code}). Retry later or raise "
@@ -197,6 +210,24 @@ class Handle:
             code=code,
             operation=operation,
         )
+
+    def _lost(self, exc: Exception) -> str:
+        """Why a write's outcome is unknown, in words."""
+        code = error_code(exc)
+        if isinstance(exc, ReadTimeoutError):
+            return f"no answer within {self.settings.timeout:g}s (DYNAMO['TIMEOUT'])"
+        if isinstance(exc, ChecksumError):
+            return "the answer arrived damaged (x-amz-crc32 mismatch)"
+        if server_error(exc):
+            return f"DynamoDB answered with a server error ({code})"
+        if code == "ConditionalCheckFailedException":
+            return (
+                "an answer was lost, and the repeat found the item changed (by someone "
+                "else's write, or by ours and then someone else's)"
+            )
+        if code:
+            return f"an answer was lost, and the repeats were refused ({code})"
+        return f"the connection broke mid-request ({type(exc).__name__})"
 
     def close(self) -> None:
         self.client.close()

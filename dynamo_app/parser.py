@@ -10,14 +10,21 @@ for every map of attribute values (``Item``, ``Items``, ``Key``,
 and leaves everything else - response metadata, errors and their codes,
 capacity, table descriptions and their timestamps - to botocore, unchanged.
 Its result equals botocore's for every attribute value DynamoDB sends.
+
+It first checks every body against DynamoDB's ``x-amz-crc32`` header (the
+check botocore makes only in its own retry handler, which the handle turns
+off): a changed or cut-short body raises ``ChecksumError`` instead of being
+read as an item or as no item. A response without the header is parsed as is.
 """
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Callable
 from typing import Any
 
 from botocore import parsers
+from botocore.exceptions import ChecksumError
 
 _ATTRIBUTE_VALUE = "AttributeValue"
 
@@ -41,6 +48,16 @@ def _value(value: Any, blob: Callable[[Any], bytes]) -> Any:
 
 class DynamoJSONParser(parsers.JSONParser):
     """botocore's JSON parser, with attribute values converted directly."""
+
+    def parse(self, response: dict[str, Any], shape: Any) -> Any:
+        expected = response["headers"].get("x-amz-crc32")
+        if expected is not None:
+            actual = zlib.crc32(response["body"])
+            if not expected.isdigit() or int(expected) != actual:
+                raise ChecksumError(
+                    checksum_type="crc32", expected_checksum=expected, actual_checksum=actual
+                )
+        return super().parse(response, shape)
 
     def _handle_map(self, shape: Any, value: Any) -> Any:
         if shape.value.name == _ATTRIBUTE_VALUE and isinstance(value, dict):

@@ -1,14 +1,25 @@
-"""Which failures to retry, and how long to wait: conflicts are normal, not bugs.
+"""Which failed calls to send again, and how long to wait: the one place that decides.
 
-Every error is put in one of four classes:
+A failed attempt has one of four classes (``classify``):
 
-* ``RETRY`` - transient on the service side (throttling, transaction conflicts,
-  5xx): retry with capped exponential backoff and full jitter.
+* ``RETRY`` - the service refused it without applying it (throttling, a
+  transaction conflict): send it again after capped exponential backoff with
+  full jitter.
 * ``RECONNECT`` - the request never reached the service (connection refused,
-  connect timeout): open a new connection and retry; always safe.
-* ``IF_IDEMPOTENT`` - the outcome is unknown (read timeout, connection dropped
-  mid-request): retry only an operation that is safe to apply twice.
+  connect timeout): always safe to send again.
+* ``IF_IDEMPOTENT`` - the outcome is unknown: a 5xx, a read timeout, a
+  connection dropped mid-request, a damaged response (``x-amz-crc32``
+  mismatch). DynamoDB may or may not have applied the write.
 * ``NEVER`` - the answer is final (condition failed, validation, missing table).
+
+Whether an unknown outcome may be sent again depends on the call alone
+(``repeatable``): reads, unconditional whole-item puts and deletes, batch
+writes and transactions carrying a ``ClientRequestToken`` may; a conditioned
+put or delete may, and a repeat that then fails its condition is resolved from
+the item DynamoDB returns with the failure; an ``UpdateItem`` (counters, list
+appends, version bumps) never is. ``RetryPolicy.run`` applies both, and marks
+the exception of a write whose outcome stayed unknown (``outcome_unknown``), so
+it is reported as ``OutcomeUnknown`` and never as "nothing was written".
 
 botocore's own retries are switched off by the handle, so the two layers never
 multiply.
@@ -20,17 +31,20 @@ import enum
 import logging
 import random
 import time
-from collections.abc import Callable
-from typing import TypeVar
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
 
 from botocore.exceptions import (
+    ChecksumError,
     ClientError,
     ConnectionClosedError,
     ConnectTimeoutError,
     EndpointConnectionError,
     ReadTimeoutError,
+    ResponseStreamingError,
 )
 
+from . import wire
 from .conf import RetrySettings
 
 logger = logging.getLogger("dynamo_app.retry")
@@ -41,8 +55,16 @@ T = TypeVar("T")
 class Decision(enum.Enum):
     RETRY = "retry"
     RECONNECT = "reconnect"
-    IF_IDEMPOTENT = "retry if idempotent"
+    IF_IDEMPOTENT = "retry if repeatable"
     NEVER = "never retry"
+
+
+class Repeat(enum.Enum):
+    """Whether a call may be sent again after an attempt whose outcome is unknown."""
+
+    SAFE = "safe"  # a repeat changes nothing the first attempt did not
+    CHECKED = "checked"  # a repeat may fail its condition on our own first attempt
+    NO = "no"  # a repeat could apply it twice
 
 
 THROTTLING_CODES = frozenset(
@@ -51,14 +73,27 @@ THROTTLING_CODES = frozenset(
         "ProvisionedThroughputExceededException",
         "RequestLimitExceeded",
         "TransactionInProgressException",
-        "InternalServerError",
-        "ServiceUnavailable",
         "LimitExceededException",
     }
 )
+# A 5xx may or may not have been applied (DynamoDB's error-handling guide).
+SERVER_ERROR_CODES = frozenset({"InternalServerError", "ServiceUnavailable"})
 # Cancellation reasons that mean "someone else was busy", never "your data is wrong".
 TRANSIENT_CANCELLATION_CODES = frozenset(
     {"TransactionConflict", "ThrottlingError", "ProvisionedThroughputExceeded", "None", ""}
+)
+# Calls whose repetition cannot change data.
+READ_OPERATIONS = frozenset(
+    {
+        "get_item",
+        "batch_get_item",
+        "query",
+        "scan",
+        "transact_get_items",
+        "describe_table",
+        "describe_time_to_live",
+        "list_tables",
+    }
 )
 
 
@@ -73,11 +108,21 @@ def cancellation_codes(exc: ClientError) -> list[str]:
     return [str(r.get("Code") or "None") for r in reasons]
 
 
+def server_error(exc: BaseException) -> bool:
+    """A 5xx answer: DynamoDB failed while handling the request."""
+    if not isinstance(exc, ClientError):
+        return False
+    status = exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode", 0)
+    return error_code(exc) in SERVER_ERROR_CODES or (isinstance(status, int) and status >= 500)
+
+
 def classify(exc: BaseException) -> Decision:
     """The retry class of one failed attempt."""
     if isinstance(exc, (EndpointConnectionError, ConnectTimeoutError)):
         return Decision.RECONNECT
-    if isinstance(exc, (ReadTimeoutError, ConnectionClosedError)):
+    if isinstance(
+        exc, (ReadTimeoutError, ConnectionClosedError, ResponseStreamingError, ChecksumError)
+    ):
         return Decision.IF_IDEMPOTENT
     if not isinstance(exc, ClientError):
         return Decision.NEVER
@@ -90,10 +135,51 @@ def classify(exc: BaseException) -> Decision:
         if transient and all(c in TRANSIENT_CANCELLATION_CODES for c in transient):
             return Decision.RETRY
         return Decision.NEVER
-    status = exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode", 0)
-    if isinstance(status, int) and status >= 500:
-        return Decision.RETRY
+    if server_error(exc):
+        return Decision.IF_IDEMPOTENT
     return Decision.NEVER
+
+
+def repeatable(operation: str, params: Mapping[str, Any]) -> Repeat:
+    """Whether ``operation`` with ``params`` may be sent again when an earlier
+    attempt's outcome is unknown."""
+    if operation in READ_OPERATIONS or operation == "batch_write_item":
+        return Repeat.SAFE  # batch writes are whole-item puts and deletes, never conditioned
+    if operation == "transact_write_items":
+        # DynamoDB answers a repeated token with the first attempt's outcome (for 10 minutes).
+        return Repeat.SAFE if params.get("ClientRequestToken") else Repeat.NO
+    if operation in ("put_item", "delete_item"):
+        return Repeat.CHECKED if "ConditionExpression" in params else Repeat.SAFE
+    return Repeat.NO  # update_item (ADD, list_append, arithmetic), schema operations
+
+
+def our_write_in_place(operation: str, params: Mapping[str, Any], exc: ClientError) -> bool:
+    """Whether the item a repeated put or delete found, when its condition failed,
+    is what our own earlier attempt left: the very item we put, or no item after a
+    delete. Needs ``ReturnValuesOnConditionCheckFailure=ALL_OLD``, so it costs no
+    request: DynamoDB returns the item with the failure."""
+    if params.get("ReturnValuesOnConditionCheckFailure") != "ALL_OLD":
+        return False
+    stored = exc.response.get("Item")
+    if operation == "delete_item":
+        return stored is None
+    return stored is not None and same_item(stored, params["Item"])
+
+
+def same_item(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    """Equal items by value (DynamoDB normalises numbers and orders sets its own way)."""
+    return a.keys() == b.keys() and all(wire.decode(a[k]) == wire.decode(b[k]) for k in a)
+
+
+def _again(decision: Decision, repeat: Repeat) -> bool:
+    """Whether an attempt that failed with ``decision`` may be sent again."""
+    if decision is Decision.IF_IDEMPOTENT:
+        return repeat is not Repeat.NO
+    return decision in (Decision.RETRY, Decision.RECONNECT)
+
+
+def _condition_failed(exc: BaseException) -> bool:
+    return error_code(exc) == "ConditionalCheckFailedException"
 
 
 class RetryPolicy:
@@ -119,34 +205,45 @@ class RetryPolicy:
         ceiling = min(self.settings.max_delay, self.settings.base_delay * (2 ** (attempt - 1)))
         return self.rng.uniform(0, ceiling)
 
-    def should_retry(self, exc: BaseException, *, idempotent: bool) -> bool:
-        decision = classify(exc)
-        if decision in (Decision.RETRY, Decision.RECONNECT):
-            return True
-        return decision is Decision.IF_IDEMPOTENT and idempotent
-
-    def run(self, call: Callable[[], T], *, idempotent: bool, what: str = "request") -> T:
+    def run(
+        self, call: Callable[[], dict[str, Any]], operation: str, params: Mapping[str, Any]
+    ) -> dict[str, Any]:
         """Call ``call`` until it succeeds, fails for good, or attempts run out.
 
-        The last exception is re-raised unchanged; ``attempts`` is set on it so
-        callers can report how hard we tried.
+        The last exception is re-raised unchanged, with ``attempts`` (how hard
+        we tried) and ``outcome_unknown`` (a write that may or may not have been
+        applied) set on it. A conditioned put or delete whose repeat finds our
+        own earlier write in place returns ``{}``, the answer of the write itself.
         """
+        repeat = repeatable(operation, params)
+        unknown = False  # an earlier attempt may have been applied
         attempt = 1
         while True:
             try:
                 return call()
             except Exception as exc:
-                if attempt >= self.settings.max_attempts or not self.should_retry(
-                    exc, idempotent=idempotent
-                ):
+                decision = classify(exc)
+                final = attempt >= self.settings.max_attempts
+                if unknown and repeat is Repeat.CHECKED and _condition_failed(exc):
+                    if our_write_in_place(operation, params, exc):  # type: ignore[arg-type]
+                        return {}
+                    # Someone else's item - or ours, overwritten since: no answer either way.
+                    decision, final = Decision.IF_IDEMPOTENT, True
+                unknown = unknown or decision is Decision.IF_IDEMPOTENT
+                if final or not _again(decision, repeat):
                     exc.attempts = attempt  # type: ignore[attr-defined]
+                    exc.outcome_unknown = (  # type: ignore[attr-defined]
+                        unknown
+                        and decision is not Decision.NEVER
+                        and operation not in READ_OPERATIONS
+                    )
                     raise
                 wait = self.delay(attempt)
                 logger.info(
                     "%s failed (%s: %s), attempt %d of %d; retrying in %.3fs",
-                    what,
+                    operation,
                     type(exc).__name__,
-                    error_code(exc) or classify(exc).value,
+                    error_code(exc) or decision.value,
                     attempt,
                     self.settings.max_attempts,
                     wait,

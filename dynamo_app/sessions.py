@@ -121,8 +121,9 @@ def _get_item(session_key: str, *, expiry_only: bool = False) -> dict[str, Any] 
 
 
 def _put_item(item: dict[str, Any], must_create: bool) -> None:
-    """One conditional PutItem. Repeating it after a timeout writes the same
-    item again, so the retry policy may treat it as idempotent."""
+    """One conditional PutItem. If an attempt's answer is lost, the retry policy
+    repeats it; a repeat that fails its condition because the first attempt
+    created the item is recognised by the item returned with the failure."""
     handle = get_handle()
     if must_create:
         condition = "attribute_not_exists(#k)"
@@ -135,11 +136,11 @@ def _put_item(item: dict[str, Any], must_create: bool) -> None:
     try:
         handle.call(
             "put_item",
-            idempotent=True,
             TableName=_table(handle),
             Item=item,
             ConditionExpression=condition,
             ExpressionAttributeNames=names,
+            ReturnValuesOnConditionCheckFailure="ALL_OLD",
             **values,
         )
     except ConditionFailed as exc:
@@ -148,9 +149,7 @@ def _put_item(item: dict[str, Any], must_create: bool) -> None:
 
 def _delete_item(session_key: str) -> None:
     handle = get_handle()
-    handle.call(
-        "delete_item", idempotent=True, TableName=_table(handle), Key={KEY: {"S": session_key}}
-    )
+    handle.call("delete_item", TableName=_table(handle), Key={KEY: {"S": session_key}})
 
 
 def _batch_delete(handle: Handle, table: str, keys: list[dict[str, Any]]) -> None:
@@ -158,7 +157,7 @@ def _batch_delete(handle: Handle, table: str, keys: list[dict[str, Any]]) -> Non
     requests = [{"DeleteRequest": {"Key": key}} for key in keys]
     attempt = 1
     while True:
-        response = handle.call("batch_write_item", idempotent=True, RequestItems={table: requests})
+        response = handle.call("batch_write_item", RequestItems={table: requests})
         requests = response.get("UnprocessedItems", {}).get(table, [])
         if not requests:
             return

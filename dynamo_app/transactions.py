@@ -196,7 +196,6 @@ class Transaction:
         try:
             get_handle().call(
                 "transact_write_items",
-                idempotent=True,  # the token makes a retry after a timeout safe
                 TransactItems=request,
                 ClientRequestToken=self.token,
             )

@@ -7,6 +7,7 @@ import uuid
 import pytest
 from botocore.awsrequest import AWSResponse
 from botocore.exceptions import (
+    ChecksumError,
     ClientError,
     ConnectionClosedError,
     EndpointConnectionError,
@@ -19,6 +20,7 @@ from dynamo_app.retry import Decision, RetryPolicy, classify
 from dynamo_app.testing import count_requests
 
 TABLE = "retry"  # declared: the deployed name carries the suite's TABLE_PREFIX
+DAMAGED = ChecksumError(checksum_type="crc32", expected_checksum=1, actual_checksum=2)
 
 
 def client_error(code, status=400, reasons=None):
@@ -38,8 +40,9 @@ def client_error(code, status=400, reasons=None):
         (client_error("ProvisionedThroughputExceededException"), Decision.RETRY),
         (client_error("RequestLimitExceeded"), Decision.RETRY),
         (client_error("TransactionInProgressException"), Decision.RETRY),
-        (client_error("InternalServerError", 500), Decision.RETRY),
-        (client_error("Whatever", 503), Decision.RETRY),
+        (client_error("InternalServerError", 500), Decision.IF_IDEMPOTENT),
+        (client_error("ServiceUnavailable", 503), Decision.IF_IDEMPOTENT),
+        (client_error("Whatever", 503), Decision.IF_IDEMPOTENT),
         (
             client_error("TransactionCanceledException", reasons=["None", "TransactionConflict"]),
             Decision.RETRY,
@@ -57,6 +60,7 @@ def client_error(code, status=400, reasons=None):
         (EndpointConnectionError(endpoint_url="http://127.0.0.1:1"), Decision.RECONNECT),
         (ReadTimeoutError(endpoint_url="http://127.0.0.1:1"), Decision.IF_IDEMPOTENT),
         (ConnectionClosedError(endpoint_url="http://127.0.0.1:1"), Decision.IF_IDEMPOTENT),
+        (DAMAGED, Decision.IF_IDEMPOTENT),
         (ValueError("bug"), Decision.NEVER),
     ],
 )
@@ -170,7 +174,6 @@ def test_conflict_twice_then_success_on_attempt_three(table):
     with Faults(table.client, conflict, conflict) as faults:
         table.call(
             "transact_write_items",
-            idempotent=True,
             TransactItems=[{"Put": _put(table, "a")}],
             ClientRequestToken=token,
         )
@@ -187,9 +190,9 @@ def test_condition_failure_is_tried_exactly_once(table):
     assert counter["PutItem"] == 1 and table.sleeps == []
 
 
-def test_timeout_on_non_idempotent_add_is_not_retried(table):
+def test_timeout_on_a_counter_add_is_not_retried_and_reported_as_unknown(table):
     with Faults(table.client, ReadTimeoutError(endpoint_url="x")) as faults:
-        with pytest.raises(exceptions.ConnectionFailed, match="not retried unless"):
+        with pytest.raises(exceptions.OutcomeUnknown, match="may or may not have been applied"):
             table.call("update_item", **_counter_add(table, "c"))
     assert len(faults.attempts) == 1
     assert "Item" not in table.call("get_item", **_key(table, "c"))
@@ -200,7 +203,6 @@ def test_timeout_on_transaction_is_retried_with_the_same_token(table):
     with Faults(table.client, ReadTimeoutError(endpoint_url="x")) as faults:
         table.call(
             "transact_write_items",
-            idempotent=True,
             TransactItems=[{"Update": _counter_add(table, "d")}],
             ClientRequestToken=token,
         )
@@ -231,7 +233,7 @@ def test_connection_refused_reconnects_even_for_writes(table):
         (client_error("InternalServerError", 500), True),
         (client_error("TransactionCanceledException", reasons=["TransactionConflict"]), True),
         (EndpointConnectionError(endpoint_url="x"), True),
-        (ReadTimeoutError(endpoint_url="x"), False),  # the put below is not idempotent
+        (ReadTimeoutError(endpoint_url="x"), True),  # a whole-item put may be repeated
         (client_error("ValidationException"), False),
     ],
 )

@@ -617,11 +617,14 @@ def test_transient_throttling_is_retried_and_succeeds(
     assert len(no_sleep) == 2
 
 
-def test_throttled_save_raises(session: SessionStore, no_sleep: list[float], hook: Hook) -> None:
-    inject(hook, "PutItem", "InternalServerError")
+def test_a_save_failing_with_server_errors_is_reported_as_unknown(
+    session: SessionStore, no_sleep: list[float], hook: Hook
+) -> None:
+    fired = inject(hook, "PutItem", "InternalServerError")
     session["x"] = 1
-    with pytest.raises(exceptions.Throttled):
+    with pytest.raises(exceptions.OutcomeUnknown, match="may or may not have been applied"):
         session.save()
+    assert fired() == get_handle().settings.retry.max_attempts  # a put may be repeated
 
 
 def test_unreachable_endpoint_raises(no_sleep: list[float]) -> None:

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from ..exceptions import ConditionFailed, QueryError
+from ..exceptions import QueryError
 from ..expressions import Condition
 from ..handle import get_handle
 from . import batch, writes
@@ -75,28 +75,8 @@ class Manager(Generic[M]):
         claims each unique value (``UniqueViolation`` when one is taken).
         """
         obj = self.model(**values)
-        actions = writes.create_actions(obj)
-        if len(actions) > 1:
-            writes.send(actions)
-            return obj
-        (insert,) = actions
-        try:
-            get_handle().call("put_item", idempotent=True, **insert.params)
-        except ConditionFailed as exc:
-            retried = getattr(exc.__cause__, "attempts", 1) > 1
-            if not (retried and self._is_ours(exc.item, insert.params["Item"])):
-                raise insert.on_condition_failed(exc.item) from exc.__cause__  # type: ignore[misc]
-        insert.on_success()  # type: ignore[misc]
+        writes.send(writes.create_actions(obj))
         return obj
-
-    def _is_ours(self, stored: dict[str, Any] | None, sent: dict[str, Any]) -> bool:
-        """Whether the item found by a retried insert is the one our first,
-        timed-out attempt wrote (compared by value: numbers may be normalised)."""
-        if stored is None:
-            return False
-        decode = self.model._meta.decode
-        mine, theirs = decode(sent).__dict__, decode(stored).__dict__
-        return all(mine[f.name] == theirs[f.name] for f in self.model._meta.fields)
 
     def increment(self, *, idempotency_key: str | None = None, **values: Any) -> dict[str, Any]:
         """Add to counters without reading them: ``increment(team_id="t1", views=1)``.

@@ -162,13 +162,8 @@ def send(actions: list[Action], **extra: Any) -> Any:
         tx.commit()
         return None
     (action,) = actions
-    # A repeat of an unconditional put or delete changes nothing more; anything
-    # conditioned or counting is not retried after a timeout.
-    idempotent = action.kind != "Update" and "ConditionExpression" not in action.params
     try:
-        response = get_handle().call(
-            OPERATIONS[action.kind], idempotent=idempotent, **action.params, **extra
-        )
+        response = get_handle().call(OPERATIONS[action.kind], **action.params, **extra)
     except ConditionFailed as exc:
         if action.on_condition_failed is None:
             raise
