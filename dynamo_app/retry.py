@@ -32,7 +32,7 @@ import logging
 import random
 import time
 from collections.abc import Callable, Mapping
-from typing import Any, TypeVar
+from typing import Any, TypeGuard
 
 from botocore.exceptions import (
     ChecksumError,
@@ -48,8 +48,6 @@ from . import wire
 from .conf import RetrySettings
 
 logger = logging.getLogger("dynamo_app.retry")
-
-T = TypeVar("T")
 
 
 class Decision(enum.Enum):
@@ -178,7 +176,7 @@ def _again(decision: Decision, repeat: Repeat) -> bool:
     return decision in (Decision.RETRY, Decision.RECONNECT)
 
 
-def _condition_failed(exc: BaseException) -> bool:
+def _condition_failed(exc: BaseException) -> TypeGuard[ClientError]:
     return error_code(exc) == "ConditionalCheckFailedException"
 
 
@@ -225,7 +223,7 @@ class RetryPolicy:
                 decision = classify(exc)
                 final = attempt >= self.settings.max_attempts
                 if unknown and repeat is Repeat.CHECKED and _condition_failed(exc):
-                    if our_write_in_place(operation, params, exc):  # type: ignore[arg-type]
+                    if our_write_in_place(operation, params, exc):
                         return {}
                     # Someone else's item - or ours, overwritten since: no answer either way.
                     decision, final = Decision.IF_IDEMPOTENT, True

@@ -8,7 +8,7 @@ the action that caused it (``UniqueViolation``, ``AlreadyExists``,
 ``StaleObjectError``, ``AlreadyApplied``), never as a bare list of codes.
 
 Every transaction carries one ``ClientRequestToken``, reused by every retry,
-so a retry after a timeout cannot apply it twice (DynamoDB honours the token
+so a retry after a lost answer cannot apply it twice (DynamoDB honours the token
 for 10 minutes); that is what makes transactions safe to retry.
 """
 

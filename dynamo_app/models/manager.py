@@ -83,8 +83,9 @@ class Manager(Generic[M]):
 
         Key fields name the item (created at 0 if missing), the other keyword
         arguments are amounts to add; returns the new values. One UpdateItem,
-        which is not retried after a timeout (it may have been applied) unless
-        an ``idempotency_key`` makes it a transaction that applies once per key
+        never repeated when its answer is lost (a 5xx, a timeout: it may have
+        been applied, so that is ``OutcomeUnknown``) unless an
+        ``idempotency_key`` makes it a transaction that applies once per key
         (then the new values are read back with one consistent GetItem).
         """
         meta = self.model._meta

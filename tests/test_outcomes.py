@@ -1,0 +1,339 @@
+"""Every write's outcome is known or honestly unknown (issue 13).
+
+A 5xx, a read timeout, a dropped connection or a damaged response leaves a
+write applied or not: no local engine produces those after applying a write,
+so the faults here let the real request through to the server (it is
+applied), then hand the client a lost answer instead of the server's. The
+damaged-response faults change the body between server and parser.
+"""
+
+import zlib
+
+import pytest
+from botocore.exceptions import ClientError, ConnectionClosedError, ReadTimeoutError
+from botocore.httpsession import URLLib3Session
+
+from dynamo_app import exceptions
+from dynamo_app.handle import get_handle
+from dynamo_app.models import Attr
+from dynamo_app.retry import Repeat, repeatable
+from dynamo_app.sessions import SessionStore
+from dynamo_app.testing import count_requests
+from tests.sessions_support import session_tables, stored_item
+from tests.test_retry import Faults, _error_response, client_error
+from tests.test_transactions import Team, Views
+
+SERVER_ERROR = client_error("InternalServerError", 500)
+LOSSES = {
+    "500": SERVER_ERROR,
+    "read timeout": ReadTimeoutError(endpoint_url="x"),
+    "connection closed": ConnectionClosedError(endpoint_url="x"),
+}
+
+
+class Lost:
+    """The next ``times`` requests of ``operation`` reach the server and are
+    applied; the client gets ``loss`` (an error answer, or a network error)
+    instead of the server's answer. ``then`` runs after each applied request:
+    someone else's write in the window before our retry."""
+
+    def __init__(self, operation, loss=SERVER_ERROR, times=1, then=None):
+        self.event = f"before-send.dynamodb.{operation}"
+        self.loss, self.times, self.then = loss, times, then
+        self.applied = 0
+        self.http = URLLib3Session()
+
+    def __enter__(self):
+        get_handle().client.meta.events.register(self.event, self.send, unique_id="lost")
+        return self
+
+    def __exit__(self, *exc):
+        get_handle().client.meta.events.unregister(self.event, unique_id="lost")
+        self.http.close()
+
+    def send(self, request, **kwargs):
+        if self.applied >= self.times:
+            return None
+        self.applied += 1
+        answer = self.http.send(request)
+        assert answer.status_code == 200, answer.content  # the write really happened
+        if self.then is not None:
+            self.then()
+        if isinstance(self.loss, ClientError):
+            return _error_response(self.loss)
+        raise self.loss
+
+
+class Damaged:
+    """Change the body of the next ``times`` answers to ``operation`` between
+    the server and the parser. DynamoDB signs every body with ``x-amz-crc32``;
+    where the engine does not (MiniStack), the fault adds the header the
+    undamaged body would have carried, as DynamoDB would."""
+
+    def __init__(self, operation, damage, times=1):
+        self.event = f"before-parse.dynamodb.{operation}"
+        self.damage, self.times = damage, times
+        self.damaged = 0
+
+    def __enter__(self):
+        get_handle().client.meta.events.register(self.event, self.parse, unique_id="damaged")
+        return self
+
+    def __exit__(self, *exc):
+        get_handle().client.meta.events.unregister(self.event, unique_id="damaged")
+
+    def parse(self, response_dict, **kwargs):
+        if self.damaged >= self.times:
+            return
+        self.damaged += 1
+        body = response_dict["body"]
+        response_dict["headers"].setdefault("x-amz-crc32", str(zlib.crc32(body)))
+        response_dict["body"] = self.damage(body)
+
+
+def changed_byte(body):
+    return body.replace(b"Hawks", b"Hawkz")
+
+
+def cut_short(body):
+    return body[: len(body) // 2]
+
+
+@pytest.fixture
+def no_sleep(dynamo_db):
+    dynamo_db.retry.sleep = lambda seconds: None
+    return dynamo_db
+
+
+def stored(model, **key):
+    return model.objects.get(consistent=True, **key)
+
+
+# --- the one decision ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "operation, params, repeat",
+    [
+        ("get_item", {}, Repeat.SAFE),
+        ("query", {}, Repeat.SAFE),
+        ("batch_write_item", {}, Repeat.SAFE),
+        ("put_item", {"Item": {}}, Repeat.SAFE),
+        ("delete_item", {"Key": {}}, Repeat.SAFE),
+        ("put_item", {"ConditionExpression": "attribute_not_exists(#k)"}, Repeat.CHECKED),
+        ("delete_item", {"ConditionExpression": "#v = :v"}, Repeat.CHECKED),
+        ("update_item", {"UpdateExpression": "SET #a = :a"}, Repeat.NO),
+        ("update_item", {"UpdateExpression": "ADD #n :one"}, Repeat.NO),
+        ("transact_write_items", {"ClientRequestToken": "t"}, Repeat.SAFE),
+        ("transact_write_items", {}, Repeat.NO),
+        ("create_table", {}, Repeat.NO),
+    ],
+)
+def test_whether_a_call_may_be_repeated_after_an_unknown_outcome(operation, params, repeat):
+    assert repeatable(operation, params) is repeat
+
+
+# --- ambiguous outcomes --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("loss", LOSSES.values(), ids=LOSSES.keys())
+def test_a_counter_add_applied_before_its_answer_was_lost_is_never_counted_twice(no_sleep, loss):
+    Views.objects.create(team_id="t1", views=2)
+    with count_requests() as counter, Lost("UpdateItem", loss) as lost:
+        with pytest.raises(exceptions.OutcomeUnknown, match="may or may not have been applied"):
+            Views.objects.increment(team_id="t1", views=1)
+    assert lost.applied == 1 and counter["UpdateItem"] == 1  # never repeated
+    assert stored(Views, team_id="t1").views == 3  # 2 became 3, not 4
+
+
+def test_an_outcome_unknown_is_not_a_write_error_and_says_what_to_do(no_sleep):
+    Views.objects.create(team_id="t1")
+    with Lost("UpdateItem"), pytest.raises(exceptions.ServiceError) as error:
+        Views(team_id="t1").update(add={"views": 1})
+    assert isinstance(error.value, exceptions.OutcomeUnknown)
+    assert not isinstance(error.value, exceptions.WriteError)  # "nothing was changed" is false
+    message = str(error.value)
+    assert "InternalServerError" in message and "Read the item" in message
+    assert "idempotency_key" in message and "nothing was written" not in message
+
+
+def test_a_counter_with_an_idempotency_key_is_counted_once_when_an_answer_is_lost(no_sleep):
+    Views.objects.create(team_id="t1", views=2)
+    with Lost("TransactWriteItems"):
+        try:  # DynamoDB answers the repeated token with the first outcome;
+            Views.objects.increment(team_id="t1", views=1, idempotency_key="k1")
+        except exceptions.AlreadyApplied:  # moto ignores tokens: the key's record answers
+            pass
+    assert stored(Views, team_id="t1").views == 3
+
+
+@pytest.mark.parametrize("loss", LOSSES.values(), ids=LOSSES.keys())
+def test_a_versioned_save_applied_before_its_answer_was_lost_is_done(no_sleep, loss):
+    team = Team.objects.create(team_id="t1", name="A")
+    team.name = "B"
+    with count_requests() as counter, Lost("PutItem", loss) as lost:
+        team.save()  # not StaleObjectError("... nothing was written")
+    assert lost.applied == 1 and counter["PutItem"] == 2  # the repeat resolved it
+    assert team.version == 2
+    fresh = stored(Team, team_id="t1")
+    assert (fresh.name, fresh.version) == ("B", 2)
+    team.name = "C"
+    team.save()  # the instance follows: its next save is not stale
+    assert stored(Team, team_id="t1").version == 3
+
+
+def test_a_conditioned_save_applied_before_a_500_is_done(no_sleep):
+    views = Views.objects.create(team_id="t1", views=2)
+    views.views = 5
+    with Lost("PutItem"):
+        views.save(condition=Attr("views") == 2)  # not ConditionFailed("nothing was written")
+    assert stored(Views, team_id="t1").views == 5
+
+
+def test_a_create_applied_before_a_500_is_done(no_sleep):
+    with Lost("PutItem"):
+        team = Team.objects.create(team_id="t1", name="A")  # not AlreadyExists
+    assert team.version == 1 and stored(Team, team_id="t1").name == "A"
+
+
+def test_a_versioned_delete_applied_before_a_500_is_done(no_sleep):
+    team = Team.objects.create(team_id="t1", name="A")
+    with count_requests() as counter, Lost("DeleteItem"):
+        team.delete()  # not StaleObjectError("... was deleted since it was read")
+    assert counter["DeleteItem"] == 2
+    with pytest.raises(Team.DoesNotExist):
+        stored(Team, team_id="t1")
+
+
+def test_a_save_overwritten_before_its_repeat_is_unknown_never_not_written(no_sleep):
+    team = Team.objects.create(team_id="t1", name="A")
+    team.name = "B"
+
+    def someone_else_saves():
+        other = stored(Team, team_id="t1")
+        other.name = "X"
+        other.save()
+
+    with Lost("PutItem", then=someone_else_saves):
+        with pytest.raises(exceptions.OutcomeUnknown, match="changed"):
+            team.save()
+    assert team.version == 1  # the instance does not claim the write
+    assert stored(Team, team_id="t1").version == 3  # ours (2), then theirs (3)
+
+
+def test_a_persistent_server_error_is_a_server_error_not_throttling(no_sleep):
+    Team.objects.create(team_id="t1", name="A")
+    attempts = no_sleep.settings.retry.max_attempts
+    with Faults(no_sleep.client, *[SERVER_ERROR] * attempts) as faults:
+        with pytest.raises(exceptions.ServerError) as error:
+            Team.objects.get(team_id="t1")
+    assert len(faults.attempts) == attempts
+    assert not isinstance(error.value, exceptions.Throttled)
+    assert "server error" in str(error.value) and "capacity" not in str(error.value)
+
+
+def test_a_persistent_server_error_on_a_write_is_unknown(no_sleep):
+    attempts = no_sleep.settings.retry.max_attempts
+    with Faults(no_sleep.client, *[SERVER_ERROR] * attempts) as faults:
+        with pytest.raises(exceptions.OutcomeUnknown, match=f"after {attempts} attempts"):
+            Views(team_id="t1").save()  # a whole-item put: repeated, then unknown
+    assert len(faults.attempts) == attempts
+
+
+def test_throttling_after_a_lost_answer_is_still_unknown(no_sleep):
+    throttled = client_error("ProvisionedThroughputExceededException")
+    rest = [throttled] * (no_sleep.settings.retry.max_attempts - 1)
+    with Faults(no_sleep.client, SERVER_ERROR, *rest):
+        with pytest.raises(exceptions.OutcomeUnknown, match="repeats were refused"):
+            Views(team_id="t1").save()
+
+
+# --- sessions ask the same place ------------------------------------------------------------
+
+
+@pytest.fixture
+def sessions(request):
+    with session_tables(request) as handle:
+        handle.retry.sleep = lambda seconds: None
+        yield handle
+
+
+def session_items(handle):
+    return handle.call("scan", TableName=handle.table_name("dynamo_sessions"))["Items"]
+
+
+def test_a_new_session_applied_before_a_500_is_created_once(sessions):
+    session = SessionStore()
+    session["cart"] = [1]
+    with Lost("PutItem"):
+        session.save()  # not CreateError -> a second item under another key
+    items = session_items(sessions)
+    assert [i["session_key"]["S"] for i in items] == [session.session_key]
+    assert SessionStore(session.session_key).load() == {"cart": [1]}
+
+
+def test_a_session_save_applied_before_a_500_is_done(sessions):
+    session = SessionStore()
+    session["step"] = 1
+    session.save()
+    session["step"] = 2
+    with Lost("PutItem"):
+        session.save()
+    assert SessionStore(session.session_key).load() == {"step": 2}
+
+
+def test_a_session_delete_is_repeated_after_a_lost_answer(sessions):
+    session = SessionStore()
+    session.save()
+    with count_requests() as counter, Lost("DeleteItem", ReadTimeoutError(endpoint_url="x")):
+        session.delete()
+    assert counter["DeleteItem"] == 2 and stored_item(session.session_key) is None
+
+
+# --- damaged responses -----------------------------------------------------------------------
+
+
+def test_a_changed_byte_in_a_read_is_retried_and_the_right_item_returned(no_sleep):
+    Team.objects.create(team_id="t1", name="Hawks")
+    with count_requests() as counter, Damaged("GetItem", changed_byte) as damaged:
+        assert stored(Team, team_id="t1").name == "Hawks"  # never "Hawkz"
+    assert damaged.damaged == 1 and counter["GetItem"] == 2
+
+
+def test_a_cut_short_read_is_retried_not_taken_for_a_missing_item(no_sleep):
+    Team.objects.create(team_id="t1", name="Hawks")
+    with Damaged("GetItem", cut_short):
+        assert stored(Team, team_id="t1").name == "Hawks"  # not DoesNotExist
+
+
+def test_reads_damaged_every_time_are_reported_as_damaged(no_sleep):
+    Team.objects.create(team_id="t1", name="Hawks")
+    attempts = no_sleep.settings.retry.max_attempts
+    with Damaged("GetItem", cut_short, times=attempts):
+        with pytest.raises(exceptions.DamagedResponse, match="x-amz-crc32"):
+            stored(Team, team_id="t1")
+
+
+def test_a_damaged_answer_to_a_counter_add_is_unknown(no_sleep):
+    Views.objects.create(team_id="t1", views=2)
+    with count_requests() as counter, Damaged("UpdateItem", cut_short):
+        with pytest.raises(exceptions.OutcomeUnknown, match="damaged"):
+            Views.objects.increment(team_id="t1", views=1)
+    assert counter["UpdateItem"] == 1
+    assert stored(Views, team_id="t1").views == 3
+
+
+def test_an_answer_without_the_checksum_header_is_read_as_is(no_sleep):
+    Team.objects.create(team_id="t1", name="Hawks")
+
+    def drop_header(response_dict, **kwargs):
+        response_dict["headers"].pop("x-amz-crc32", None)
+
+    events = no_sleep.client.meta.events
+    events.register("before-parse.dynamodb.GetItem", drop_header, unique_id="drop")
+    try:
+        with count_requests() as counter:
+            assert stored(Team, team_id="t1").name == "Hawks"
+    finally:
+        events.unregister("before-parse.dynamodb.GetItem", unique_id="drop")
+    assert counter["GetItem"] == 1
