@@ -167,12 +167,13 @@ class Throttled(ServiceError):
 
 
 class ServerError(ServiceError):
-    """DynamoDB kept answering a read (or a repeatable call) with a server error (5xx)."""
+    """DynamoDB kept answering a read with a server error (5xx) until the retry
+    budget ran out (a write in that case is ``OutcomeUnknown``)."""
 
 
 class DamagedResponse(ConnectionFailed):
-    """Responses arrived damaged (their ``x-amz-crc32`` checksum did not match)
-    on every attempt: something between the app and DynamoDB changes them."""
+    """The answers to a read arrived damaged (their ``x-amz-crc32`` checksum did
+    not match) on every attempt: something between the app and DynamoDB changes them."""
 
 
 class OutcomeUnknown(ServiceError):
