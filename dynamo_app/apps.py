@@ -47,6 +47,11 @@ SCHEMA_EXEMPT_COMMANDS = frozenset(
     }
 )
 
+# Commands that never talk to DynamoDB and build no client at startup:
+# ``dynamo_local`` is the server itself (it needs no AWS credentials), and
+# asking for help starts nothing.
+NO_CLIENT_COMMANDS = frozenset({"dynamo_local", "help", "version"})
+
 # Set to False by dynamo_app.testing: a test run creates fresh tables itself.
 schema_check_at_startup = True
 
@@ -54,12 +59,11 @@ schema_check_at_startup = True
 def running_command(argv: list[str] | None = None) -> str | None:
     """The management command this process runs, or None (a server, a script)."""
     argv = sys.argv if argv is None else argv
-    if len(argv) < 2:
+    program = os.path.basename(argv[0]) if argv else ""
+    if program not in ("manage.py", "django-admin", "django-admin.py", "__main__.py"):
         return None
-    program = os.path.basename(argv[0])
-    if program in ("manage.py", "django-admin", "django-admin.py", "__main__.py"):
-        return argv[1]
-    return None
+    command = argv[1] if len(argv) > 1 else "help"
+    return {"-h": "help", "--help": "help", "--version": "version"}.get(command, command)
 
 
 def schema_step_applies(argv: list[str] | None = None) -> bool:
@@ -103,14 +107,17 @@ class DynamoAppConfig(AppConfig):
     def ready(self) -> None:
         # Imported for their registrations: the system checks, and the session
         # table when SESSION_ENGINE is dynamo_app.sessions.
-        from . import checks, sessions  # noqa: F401
+        from . import checks, local, sessions  # noqa: F401
         from .conf import get_settings
         from .handle import get_handle
         from .tables import registry
 
         settings = get_settings()  # a bad section fails here, before anything is served
         logger.info(settings.summary())
-        if not settings.enabled:
+        command = running_command()
+        if command == "test":  # the run's embedded server is its own, never the project's
+            local.share_embedded = False
+        if not settings.enabled or command in NO_CLIENT_COMMANDS:
             return
         handle = get_handle()
         handle.resolver.check(d.declared_name for d in registry.definitions())

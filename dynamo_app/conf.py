@@ -22,6 +22,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django.core.signals import setting_changed
 from django.utils.module_loading import import_string
 
+from .exceptions import NotInstalled
 from .tables import table_name_problem
 
 SECTION = "DYNAMO"
@@ -339,6 +340,19 @@ def parse(raw: Any, *, debug: bool = False) -> DynamoSettings:
     )
 
 
+def require_installed(what: str) -> None:
+    """Refuse to use dynamo_app unless it is in INSTALLED_APPS: without it its
+    startup checks, system checks and commands would silently not run."""
+    from django.apps import apps
+
+    if apps.apps_ready and not apps.is_installed("dynamo_app"):
+        raise NotInstalled(
+            f'{what} needs "dynamo_app" in INSTALLED_APPS, and it is not there: add it '
+            "(without it the schema is not verified at startup, the system checks do not run "
+            "and manage.py has no dynamo_migrate or dynamo_local)."
+        )
+
+
 _parsed: DynamoSettings | None = None
 
 
@@ -346,6 +360,7 @@ def get_settings() -> DynamoSettings:
     """The parsed section, parsed on first use and after every settings change."""
     global _parsed
     if _parsed is None:
+        require_installed("Using dynamo_app (the DYNAMO settings, a model, the session engine)")
         parsed = parse(getattr(django_settings, SECTION, {}), debug=django_settings.DEBUG)
         install_secret_masking(parsed.secret_values())
         _parsed = parsed

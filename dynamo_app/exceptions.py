@@ -35,6 +35,22 @@ class MissingDependency(DynamoError, ImproperlyConfigured):
     extra that brings it (e.g. ``django-dynamo-app[local]`` for the local server)."""
 
 
+class NotInstalled(DynamoError, ImproperlyConfigured):
+    """dynamo_app is used (a model, the DYNAMO section, the session engine) but
+    "dynamo_app" is not in INSTALLED_APPS, so its startup checks, system checks
+    and commands would silently not run."""
+
+
+class LocalServerError(DynamoError, ImproperlyConfigured):
+    """The local DynamoDB server (``dynamo_local``, ``ENDPOINT = "embedded"``)
+    cannot start or cannot be shared; the message says what to do."""
+
+
+class StateFileError(LocalServerError):
+    """The local state file cannot be used: the path is a folder or a file that
+    is not the app's state file (left untouched), or another server holds it."""
+
+
 class ModelDefinitionError(DynamoError, ImproperlyConfigured):
     """A model class, field, index or declared query is declared wrongly."""
 

@@ -9,9 +9,9 @@ app's, not moto's.
 
 The server keeps its data in memory, and with a state file
 (``DYNAMO["LOCAL_STATE_FILE"]``, ``dynamo_local --state``) also on disk, so it
-survives a restart (see ``local_state``). Under ``runserver``'s autoreloader the
-watching parent process starts it and the serving child reuses it, so data
-survives code reloads either way.
+survives a restart (see ``local_state``). ``ENDPOINT = "embedded"`` means the
+project's one shared server (``local_shared``); in a test run it means a
+server of the process's own, in memory (``share_embedded``).
 """
 
 from __future__ import annotations
@@ -31,9 +31,10 @@ from .local_state import StateFile
 logger = logging.getLogger("dynamo_app.local")
 
 HOST = "127.0.0.1"
-# Set by the process that started the embedded server; read by runserver's
-# autoreloaded child (RUN_MAIN=true) so it reuses the parent's server.
-ENDPOINT_ENV = "DYNAMO_EMBEDDED_ENDPOINT"
+
+# Set to False by dynamo_app.testing and for ``manage.py test``: a test run's
+# embedded server is its own and in memory, never the project's shared store.
+share_embedded = True
 
 
 # DynamoDB operations that change nothing: no need to save the state after them.
@@ -114,6 +115,7 @@ class LocalServer:
         self.port = port
         self.state_file = Path(state_file) if state_file else None
         self.restored = 0  # tables loaded from the state file at start
+        self.warnings: list[str] = []  # what could not be restored from it
         self._state: StateFile | None = None
         self._server: Any = None
         self._thread: threading.Thread | None = None
@@ -137,15 +139,25 @@ class LocalServer:
                 pass  # one line per request would drown the developer's console
 
         app = _OneAtATime(DomainDispatcherApplication(create_backend_app))
+        state = None
         if self.state_file is not None:
-            self._state = StateFile(self.state_file, app.lock)
-            self.restored = self._state.load()
-            app.on_write = self._state.changed
-            self._state.start()
-        self._server = make_server(
-            self.host, self.port, app, threaded=True, request_handler=QuietHandler
-        )
+            state = StateFile(self.state_file, app.lock)
+            self.restored = state.open()  # its one writer, or StateFileError
+            self.warnings = state.warnings
+            app.on_write = state.changed
+        try:
+            self._server = make_server(
+                self.host, self.port, app, threaded=True, request_handler=QuietHandler
+            )
+        except BaseException:
+            if state is not None:
+                state.close()
+            raise
         self._server.daemon_threads = True
+        if state is not None:
+            state.claim(self.url)
+            state.start()
+            self._state = state
         self._thread = threading.Thread(
             target=self._server.serve_forever, name="dynamo-local-server", daemon=True
         )
@@ -199,29 +211,24 @@ _embedded_lock = threading.Lock()
 
 
 def embedded_server() -> LocalServer | None:
-    """The server this process started for ``ENDPOINT = "embedded"``, if any."""
+    """The server this process started for ``ENDPOINT = "embedded"`` in a test run, if any."""
     return _embedded
 
 
-def embedded_endpoint(state_file: str = "") -> str:
-    """The URL of the embedded server: reused from runserver's parent process
-    when we are its autoreloaded child, else started here on a free port (with
-    its tables restored from ``state_file``, and saved there, when given)."""
+def embedded_endpoint(state_file: str | os.PathLike[str] = "") -> str:
+    """The URL of the embedded server: the project's shared one (found, or
+    started in the background, keeping its tables in ``state_file``), or in a
+    test run (``share_embedded`` off) one of this process's own, in memory."""
     global _embedded
+    if share_embedded:
+        from .local_shared import attach, project_state_file
+
+        return attach(project_state_file(state_file))
     with _embedded_lock:
-        if _embedded is not None and _embedded.running:
-            return _embedded.url
-        inherited = os.environ.get(ENDPOINT_ENV)
-        if inherited and os.environ.get("RUN_MAIN") == "true" and answers(inherited):
-            return inherited
-        _embedded = LocalServer(state_file=state_file or None).start()
-        atexit.register(_embedded.stop)  # the last writes reach the state file
-        os.environ[ENDPOINT_ENV] = _embedded.url
-        if state_file:
-            kept = f"kept in {state_file}; {_embedded.restored} tables restored"
-        else:
-            kept = "in memory: data lasts as long as this process"
-        logger.info(
-            "dynamo_app: started the embedded local DynamoDB at %s (%s)", _embedded.url, kept
-        )
+        if _embedded is None or not _embedded.running:
+            _embedded = LocalServer().start()
+            atexit.register(_embedded.stop)
+            logger.info(
+                "dynamo_app: started a local DynamoDB for this test run at %s", _embedded.url
+            )
         return _embedded.url

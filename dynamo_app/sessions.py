@@ -41,6 +41,7 @@ from django.contrib.sessions.backends.base import (
 from django.utils.crypto import get_random_string
 
 from . import wire
+from .conf import require_installed
 from .exceptions import BatchIncomplete, ConditionFailed, ItemTooLarge
 from .handle import Handle, get_handle
 from .tables import KeyAttribute, TableDefinition, registry
@@ -312,4 +313,5 @@ class SessionStore(SessionBase):
 
 
 if settings.configured and settings.SESSION_ENGINE == __name__:
+    require_installed(f"SESSION_ENGINE = {__name__!r}")
     register_table()

@@ -36,10 +36,13 @@ from typing import Any
 
 import pytest
 
-from . import apps, handle
+from . import apps, handle, local
 
 # A test run makes its own tables: the startup check would only find none.
 apps.schema_check_at_startup = False
+# ENDPOINT = "embedded" in a test run: a server of the run's own, in memory,
+# never the project's shared development store.
+local.share_embedded = False
 # Local engines accept requests DynamoDB rejects: keep botocore's own request
 # validation on in tests as a guard against malformed requests built by the app.
 handle.validate_parameters = True

@@ -1,5 +1,6 @@
-"""The local server: serialised requests, reuse across runserver reloads, the command."""
+"""The local server: serialised requests, the state file, the command."""
 
+import os
 import threading
 import time
 from decimal import Decimal
@@ -7,9 +8,10 @@ from decimal import Decimal
 import boto3
 import pytest
 from botocore.exceptions import ClientError
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 
-from dynamo_app import local
+from dynamo_app import local, local_state
+from dynamo_app.exceptions import StateFileError
 from dynamo_app.testing import moto_only
 
 pytestmark = moto_only
@@ -74,45 +76,6 @@ def test_concurrent_conditional_claims_have_exactly_one_winner():
         server.stop()
 
 
-def test_autoreloaded_child_reuses_the_parents_server(monkeypatch):
-    parent = local.LocalServer().start()
-    try:
-        monkeypatch.setattr(local, "_embedded", None)
-        monkeypatch.setenv(local.ENDPOINT_ENV, parent.url)
-        monkeypatch.setenv("RUN_MAIN", "true")
-        assert local.embedded_endpoint() == parent.url
-        assert local.embedded_server() is None  # nothing new was started
-    finally:
-        parent.stop()
-
-
-def test_a_dead_inherited_server_is_replaced(monkeypatch):
-    dead = local.LocalServer().start()
-    url = dead.url
-    dead.stop()
-    monkeypatch.setattr(local, "_embedded", None)
-    monkeypatch.setenv(local.ENDPOINT_ENV, url)
-    monkeypatch.setenv("RUN_MAIN", "true")
-    fresh = local.embedded_endpoint()
-    try:
-        assert fresh != url and local.answers(fresh)
-    finally:
-        local.embedded_server().stop()
-
-
-def test_without_run_main_a_process_starts_its_own(monkeypatch):
-    other = local.LocalServer().start()
-    try:
-        monkeypatch.setattr(local, "_embedded", None)
-        monkeypatch.setenv(local.ENDPOINT_ENV, other.url)
-        monkeypatch.delenv("RUN_MAIN", raising=False)  # e.g. a pytest-xdist worker
-        mine = local.embedded_endpoint()
-        assert mine != other.url
-        local.embedded_server().stop()
-    finally:
-        other.stop()
-
-
 def test_server_binds_loopback_only():
     server = local.LocalServer().start()
     try:
@@ -127,8 +90,6 @@ def test_dynamo_local_command_help():
 
 
 def test_dynamo_local_command_rejects_bad_port():
-    from django.core.management import CommandError
-
     with pytest.raises(CommandError, match="--port"):
         call_command("dynamo_local", "--port", "70000")
 
@@ -178,17 +139,74 @@ def test_writes_are_saved_while_the_server_runs(tmp_path):
         _wipe_moto()
 
 
-def test_an_unreadable_state_file_is_moved_aside_and_the_server_starts_empty(tmp_path, caplog):
+def test_a_damaged_state_file_is_kept_under_a_new_name_every_time(tmp_path, caplog):
     state = tmp_path / "local.pickle"
-    state.write_bytes(b"not a pickle")
+    damaged = [local_state.MAGIC + b" moto=0.0\n" + b"one", local_state.MAGIC + b" moto=?\ntwo"]
+    for content in damaged:
+        state.write_bytes(content)
+        server = local.LocalServer(state_file=state).start()
+        try:
+            assert server.restored == 0
+            assert _client(server.url).list_tables()["TableNames"] == []
+        finally:
+            server.stop()
+    kept = sorted(tmp_path.glob("local.pickle.damaged-*"))
+    assert len(kept) == 2  # the second never replaced the first
+    assert sorted(k.read_bytes() for k in kept) == sorted(damaged)
+    assert "could not load" in caplog.text and str(kept[0]) in caplog.text + str(kept[1])
+
+
+def test_a_second_server_on_the_same_state_file_is_refused(tmp_path):
+    state = tmp_path / "local.pickle"
+    first = local.LocalServer(state_file=state).start()
+    try:
+        with pytest.raises(
+            StateFileError,
+            match=f"in use by another local DynamoDB server .pid {os.getpid()}, {first.url}",
+        ):
+            local.LocalServer(state_file=state).start()
+        with pytest.raises(CommandError, match="dynamo_local --stop"):
+            call_command("dynamo_local", "--port", "0", "--state", str(state))
+        assert local_state.owner(state)["url"] == first.url  # still the first's
+    finally:
+        first.stop()
+        _wipe_moto()
+    assert local_state.owner(state) is None  # let go at stop
+
+
+def test_a_folder_named_as_the_state_file_is_left_untouched(tmp_path):
+    folder = tmp_path / "data"
+    folder.mkdir()
+    (folder / "keep.txt").write_text("mine")
+    with pytest.raises(StateFileError, match=r"DYNAMO\['LOCAL_STATE_FILE'\].*which is a folder"):
+        local.LocalServer(state_file=folder).start()
+    assert [p.name for p in tmp_path.iterdir()] == ["data"]  # nothing beside it either
+    assert [p.name for p in folder.iterdir()] == ["keep.txt"]
+
+
+def test_a_file_that_is_not_a_state_file_is_never_renamed_or_replaced(tmp_path):
+    sqlite = tmp_path / "db.sqlite3"
+    content = b"SQLite format 3\x00" + bytes(range(256)) * 4
+    sqlite.write_bytes(content)
+    with pytest.raises(StateFileError, match=r"DYNAMO\['LOCAL_STATE_FILE'\].*not a dynamo_app"):
+        local.LocalServer(state_file=sqlite).start()
+    assert sqlite.read_bytes() == content
+    assert [p.name for p in tmp_path.iterdir()] == ["db.sqlite3"]
+
+
+def test_the_state_file_is_checked_again_before_it_is_replaced(tmp_path, caplog):
+    """Replaced by something else while the server runs: the next save leaves it alone."""
+    state = tmp_path / "local.pickle"
     server = local.LocalServer(state_file=state).start()
     try:
-        assert server.restored == 0
-        assert _client(server.url).list_tables()["TableNames"] == []
+        _table_with_item(_client(server.url))
+        state.write_bytes(b"SQLite format 3\x00")
     finally:
         server.stop()
-    assert (tmp_path / "local.pickle.unreadable").read_bytes() == b"not a pickle"
-    assert "could not load" in caplog.text
+        _wipe_moto()
+    assert state.read_bytes() == b"SQLite format 3\x00"
+    assert "not a dynamo_app local state file" in caplog.text
+    assert [p.name for p in tmp_path.iterdir() if ".tmp" in p.name] == []
 
 
 def _wipe_moto():

@@ -15,6 +15,7 @@ import threading
 from typing import Any, ClassVar
 
 from .. import exceptions
+from ..conf import require_installed
 from ..exceptions import ModelDefinitionError
 from ..expressions import Condition
 from ..tables import registry
@@ -85,6 +86,7 @@ class ModelBase(type):
                 + "\n".join(f"  - {p} [{p.id}]" for p in problems)
             )
         if not cls._meta.abstract:
+            require_installed(f"The DynamoDB model {cls._meta.label}")
             registry.register(cls._meta.table_definition())
             register_idempotency_table()
             with _models_lock:
