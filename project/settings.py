@@ -86,10 +86,8 @@ DYNAMO = {
     "MAX_IDLE_CONNS": env.int("DYNAMO_MAX_IDLE_CONNS", default=4),
     "VERIFY_SCHEMA": env.bool("DYNAMO_VERIFY_SCHEMA", default=True),
     "AUTO_MIGRATE": env.bool("DYNAMO_AUTO_MIGRATE", default=DEBUG),
-    # The embedded server keeps its tables here between runs of bin/demo ("" = in memory).
-    "LOCAL_STATE_FILE": env.str(
-        "DYNAMO_LOCAL_STATE_FILE", default=str(BASE_DIR / ".dynamo-local.pickle")
-    ),
+    # Where the embedded server keeps its tables ("" = .dynamo-local.pickle in BASE_DIR).
+    "LOCAL_STATE_FILE": env.str("DYNAMO_LOCAL_STATE_FILE", default=""),
 }
 if env.str("DYNAMO_TABLE_RESOLVER", default=""):
     DYNAMO["TABLE_RESOLVER"] = env.str("DYNAMO_TABLE_RESOLVER")
