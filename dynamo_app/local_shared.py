@@ -35,8 +35,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .exceptions import LocalServerError
-from .local import LocalServer, answers
+from .exceptions import LocalServerError, MissingDependency
+from .local import LocalServer, _import_moto, answers
 from .local_state import check_path, flock, moto_version, open_lock, owner, sidecar, unlock
 
 logger = logging.getLogger("dynamo_app.local")
@@ -157,6 +157,11 @@ def _start(path: Path) -> dict[str, Any]:
             env=env,
             start_new_session=True,  # not stopped by Ctrl-C in the terminal that started it
         )
+    try:
+        _import_moto()  # while it starts: without moto, the error that names the extra
+    except MissingDependency:
+        process.kill()
+        raise
     deadline = time.monotonic() + START_TIMEOUT
     while time.monotonic() < deadline:
         info = owner(path)

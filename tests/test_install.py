@@ -49,6 +49,7 @@ import django
 from django.conf import settings
 
 settings.configure(
+    BASE_DIR=sys.argv[2],  # where the project's embedded server would keep its tables
     INSTALLED_APPS=["dynamo_app"],
     DYNAMO={"ENABLED": True, "ENDPOINT": "embedded", "REGION": "us-east-1"},
 )
@@ -62,9 +63,12 @@ else:
 
 
 @pytest.mark.parametrize("missing", ["moto", "flask"])
-def test_embedded_server_without_moto_names_the_extra(missing):
+def test_embedded_server_without_moto_names_the_extra(missing, tmp_path):
     result = subprocess.run(
-        [sys.executable, "-c", STARTUP, missing], capture_output=True, text=True, timeout=60
+        [sys.executable, "-c", STARTUP, missing, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert result.returncode == 0, result.stderr
     error, _, message = result.stdout.partition(" ")
