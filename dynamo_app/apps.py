@@ -105,8 +105,8 @@ class DynamoAppConfig(AppConfig):
     verbose_name = "DynamoDB"
 
     def ready(self) -> None:
-        # Imported for their registrations: the system checks, and the session
-        # table when SESSION_ENGINE is dynamo_app.sessions.
+        # checks and sessions are imported for their registrations: the system
+        # checks, and the session table when SESSION_ENGINE is dynamo_app.sessions.
         from . import checks, local, sessions  # noqa: F401
         from .conf import get_settings
         from .handle import get_handle
