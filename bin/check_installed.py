@@ -12,6 +12,7 @@ from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
 settings.configure(
+    BASE_DIR=Path.cwd(),  # a temporary folder: where the embedded server would keep its tables
     INSTALLED_APPS=["dynamo_app"],
     DYNAMO={"ENABLED": True, "ENDPOINT": "embedded", "REGION": "us-east-1"},
 )
