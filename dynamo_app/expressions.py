@@ -382,6 +382,11 @@ class Update:
         self._actions.append(("set", path, value))
         return self
 
+    def set_if_missing(self, path: str, value: Any) -> Update:
+        """Set ``value`` only where the item lacks the attribute (an upsert's create)."""
+        self._actions.append(("set_if_missing", path, value))
+        return self
+
     def append(self, path: str, values: list[Any]) -> Update:
         """Append to a list attribute, creating it when missing."""
         self._actions.append(("append", path, values))
@@ -407,6 +412,10 @@ class Update:
             target = c.path(path)
             if action == "set":
                 clauses["SET"].append(f"{target} = {c.stored_operand(path, value)}")
+            elif action == "set_if_missing":
+                clauses["SET"].append(
+                    f"{target} = if_not_exists({target}, {c.stored_operand(path, value)})"
+                )
             elif action == "append":
                 empty = c.value({"L": []})
                 clauses["SET"].append(

@@ -25,7 +25,7 @@ from . import wire
 from .exceptions import AlreadyApplied, TransactionCanceled, TransactionLimitExceeded
 from .handle import get_handle
 from .tables import KeyAttribute, TableDefinition, registry
-from .unique import canonical
+from .unique import canonical, one_action_per_lock
 
 if TYPE_CHECKING:
     from .expressions import Condition
@@ -169,7 +169,9 @@ class Transaction:
             if target in seen:
                 raise TransactionLimitExceeded(
                     f"The transaction touches one item twice ({seen[target].describe}; "
-                    f"{action.describe}); DynamoDB allows one action per item. Combine them."
+                    f"{action.describe}); DynamoDB allows one action per item. Make one "
+                    "write of it: change the instance and tx.save() it once, or pass every "
+                    "change to one tx.update()."
                 )
             seen[target] = action
         # A Put's item is at most 400 KB (a model's is refused over that when built,
@@ -184,6 +186,12 @@ class Transaction:
                 f"condition values); DynamoDB allows at most {MAX_REQUEST_BYTES} (4 MB). Split it."
             )
 
+    def prepare(self) -> None:
+        """The actions as they will be sent: a unique value handed from one item to
+        another in one action (see ``unique.one_action_per_lock``), every limit checked."""
+        self.actions = one_action_per_lock(self.actions)
+        self.check_limits()
+
     def commit(self) -> None:
         """Send every action as one TransactWriteItems (nothing if there is none)."""
         if self.committed:
@@ -191,7 +199,7 @@ class Transaction:
         if not self.actions:
             self.committed = True
             return
-        self.check_limits()
+        self.prepare()
         request = [{a.kind: a.params} for a in self.actions]
         try:
             get_handle().call(

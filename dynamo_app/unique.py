@@ -160,7 +160,8 @@ class Unique:
             return UniqueViolation(
                 f"{meta.object_name}: {self.name}={value!r} is already taken"
                 f"{f' within {scope}' if scope else ''}; nothing was written. "
-                "Choose another value.",
+                "Choose another value (to swap values between items, save both in one "
+                "dynamo_app.transaction()).",
                 model=meta.object_name,
                 constraint=self.name,
                 value=value,
@@ -199,6 +200,52 @@ class Unique:
             )
 
         return Action("Delete", params, f"release {meta.object_name}.{self.name}={value!r}", stale)
+
+
+def one_action_per_lock(actions: list[Action]) -> list[Action]:
+    """A transaction's actions with each lock touched once, as DynamoDB requires.
+
+    A release and a claim of one lock (a swap of values between two items, a
+    rotation) become one Put that hands the lock to its new owner, conditioned
+    on the releasing owner still holding it. Two claims of one value are a
+    ``UniqueViolation`` before anything is sent. Lock actions carry no
+    ``on_success``, so nothing is lost by the merge.
+    """
+    table = get_handle().table_name(LOCK_TABLE)
+    groups: dict[Any, list[Action]] = {}
+    for action in actions:
+        if action.params["TableName"] == table:
+            groups.setdefault(action.target(), []).append(action)
+    merged: dict[int, Action | None] = {}
+    for group in groups.values():
+        claims = [a for a in group if a.kind == "Put"]
+        releases = [a for a in group if a.kind == "Delete"]
+        if len(claims) > 1:
+            assert claims[1].on_condition_failed is not None
+            raise claims[1].on_condition_failed(None)
+        if len(group) == 2 and claims and releases:
+            merged[id(group[0])] = hand_over(releases[0], claims[0])
+            merged[id(group[1])] = None
+    if not merged:
+        return actions
+    out = (merged.get(id(a), a) for a in actions)
+    return [a for a in out if a is not None]
+
+
+def hand_over(release: Action, claim: Action) -> Action:
+    """The claim's Put under the release's condition (the old owner holds the
+    lock); failing, it is the release's error: the old owner was stale."""
+    from .transactions import Action
+
+    condition = ("ConditionExpression", "ExpressionAttributeNames", "ExpressionAttributeValues")
+    params = {**claim.params, **{k: release.params[k] for k in condition}}
+    return Action(
+        "Put",
+        params,
+        f"{release.describe}, {claim.describe}",
+        release.on_condition_failed,
+        key=claim.key,
+    )
 
 
 def owner_key_repr(key: dict[str, dict[str, Any]]) -> str:

@@ -14,6 +14,8 @@ from dynamo_app.exceptions import (
     TransactionCanceled,
     TransactionLimitExceeded,
     UniqueViolation,
+    ValidationError,
+    WriteError,
 )
 from dynamo_app.models import Attr
 from dynamo_app.testing import count_requests
@@ -38,6 +40,29 @@ class Member(models.Model):
     class Meta:
         table_name = "tx_member"
         unique = [models.Unique("number", within="team_id")]
+
+
+class Standing(models.Model):
+    """A counter beside a required field: increment() must not create it half."""
+
+    team_id = models.StringField(partition_key=True)
+    team_name = models.StringField()
+    league = models.StringField(default="central")
+    wins = models.IntegerField(default=0)
+    version = models.VersionField()
+
+    class Meta:
+        table_name = "tx_standing"
+
+
+class Seat(models.Model):
+    venue = models.StringField(partition_key=True)
+    code = models.StringField()
+    sold = models.IntegerField(default=0)
+
+    class Meta:
+        table_name = "tx_seat"
+        unique = [models.Unique("code")]
 
 
 class Views(models.Model):
@@ -104,7 +129,7 @@ def test_limits_are_checked_before_sending(dynamo_db):
             with dynamo_app.transaction() as tx:
                 for n in range(101):
                     tx.create(Views(team_id=f"t{n}"))
-        with pytest.raises(TransactionLimitExceeded, match="one item twice"):
+        with pytest.raises(TransactionLimitExceeded, match=r"one item twice.*tx.save\(\) it once"):
             with dynamo_app.transaction() as tx:
                 tx.create(Views(team_id="same"))
                 tx.delete(Views(team_id="same"))
@@ -201,6 +226,32 @@ def test_increment_validates_its_arguments(dynamo_db):
         Views.objects.increment(team_id="t1", views="one")
 
 
+def test_increment_refuses_to_create_an_item_without_its_required_fields(dynamo_db):
+    with count_requests() as counter, pytest.raises(ValidationError, match="team_name"):
+        Standing.objects.increment(team_id="t1", wins=1)
+    assert counter.total == 0
+    new = Standing.objects.increment(team_id="t1", wins=1, defaults={"team_name": "Hawks"})
+    assert new == {"wins": 1}
+    stored = Standing.objects.get(team_id="t1")
+    assert (stored.team_name, stored.league, stored.wins) == ("Hawks", "central", 1)
+    assert Standing.objects.get(team_id="t1", consistent=True).version == 1
+    # defaults only fill a missing attribute; the counter and the version go on
+    Standing.objects.increment(team_id="t1", wins=2, defaults={"team_name": "Other"})
+    stored = Standing.objects.get(team_id="t1", consistent=True)
+    assert (stored.team_name, stored.wins, stored.version) == ("Hawks", 3, 2)
+
+
+def test_increment_cannot_create_an_item_that_needs_a_unique_value(dynamo_db):
+    with count_requests() as counter:
+        with pytest.raises(ValidationError, match="code.*objects.create"):
+            Seat.objects.increment(venue="v1", sold=1)
+        with pytest.raises(ValidationError, match="unique"):
+            Seat.objects.increment(venue="v1", sold=1, defaults={"code": "A1"})
+    assert counter.total == 0
+    seat = Seat.objects.create(venue="v1", code="A1")
+    assert seat.update(add={"sold": 1}) == {"sold": 1}  # the way: create, then add
+
+
 # --- optimistic locking ----------------------------------------------------------------------
 
 
@@ -279,3 +330,26 @@ def test_an_idempotency_key_is_checked_like_a_stored_key_before_sending(dynamo_d
         with pytest.raises(TransactionLimitExceeded, match="idempotency key"):
             Views(team_id="t1").save(idempotency_key=key)
     assert counter.total == 0
+
+
+def test_bulk_save_and_bulk_delete_keep_optimistic_locking(dynamo_db):
+    Team.objects.create(team_id="t1", name="Hawks")
+    stale = Team.objects.get(team_id="t1")
+    fresh = Team.objects.get(team_id="t1")
+    fresh.name = "Falcons"
+    fresh.save()
+    stale.name = "Ravens"
+    with pytest.raises(StaleObjectError):
+        Team.objects.bulk_save([stale, Team(team_id="t2", name="Crows")])
+    assert [(t.team_id, t.name, t.version) for t in Team.objects.scan()] == [("t1", "Falcons", 2)]
+    fresh.name = "Eagles"
+    with count_requests() as counter:
+        Team.objects.bulk_save([fresh, Team(team_id="t2", name="Crows")])
+    assert dict(counter) == {"TransactWriteItems": 1}
+    assert fresh.version == 3 and Team.objects.get(team_id="t2").version == 1
+    with pytest.raises(WriteError, match="instances"):
+        Team.objects.bulk_delete(["t1"])
+    with pytest.raises(StaleObjectError):
+        Team.objects.bulk_delete([stale])
+    Team.objects.bulk_delete([fresh])
+    assert [t.team_id for t in Team.objects.scan()] == ["t2"]

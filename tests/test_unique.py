@@ -7,13 +7,16 @@ from django.conf import settings
 from django.core.management import call_command
 from django.test import override_settings
 
+import dynamo_app
 from dynamo_app import models
 from dynamo_app.conf import get_settings
 from dynamo_app.exceptions import (
     AlreadyExists,
+    BatchIncomplete,
     ModelDefinitionError,
     StaleObjectError,
     UniqueViolation,
+    WriteError,
 )
 from dynamo_app.handle import Handle, get_handle, using
 from dynamo_app.integrity import check_unique
@@ -258,3 +261,120 @@ def test_integrity_command_reports_real_duplicates(dynamo_db, capsys):
     out = capsys.readouterr().out
     assert "duplicate" in out and "uniform_number=9" in out
     assert [f.kind for f in check_unique().findings] == ["duplicate"]
+
+
+# --- every write path keeps the constraint --------------------------------------------------
+
+
+def test_bulk_save_claims_every_value_and_refuses_a_taken_one(dynamo_db):
+    Player.objects.create(team_id="t1", player_name="Alice", uniform_number=18)
+    bob = Player(team_id="t1", player_name="Bob", uniform_number=19)
+    carol = Player(team_id="t1", player_name="Carol", uniform_number=20, email="c@x.org")
+    with count_requests() as counter:
+        Player.objects.bulk_save([bob, carol])
+    assert dict(counter) == {"TransactWriteItems": 1}  # 2 entities + 3 locks
+    assert lock_values() == ['"c@x.org"', "18", "19", "20"]
+
+    dan = Player(team_id="t1", player_name="Dan", uniform_number=21)
+    eve = Player(team_id="t1", player_name="Eve", uniform_number=18)
+    with pytest.raises(UniqueViolation) as error:
+        Player.objects.bulk_save([dan, eve])
+    assert (error.value.constraint, error.value.value) == ("uniform_number", 18)
+    assert "swap values between items" in str(error.value)  # the way to swap is named
+    assert roster("t1") == [("Alice", 18), ("Bob", 19), ("Carol", 20)]  # nothing of Dan or Eve
+    assert check_unique().findings == []
+
+
+def test_bulk_save_refuses_one_value_claimed_twice_before_sending(dynamo_db):
+    twins = [Player(team_id="t1", player_name=n, uniform_number=7) for n in ("A", "B")]
+    with count_requests() as counter, pytest.raises(UniqueViolation, match="uniform_number=7"):
+        Player.objects.bulk_save(twins)
+    assert counter.total == 0
+
+
+def test_bulk_save_moves_locks_and_swaps_values_like_save(dynamo_db):
+    Player.objects.create(team_id="t1", player_id="a", player_name="A", uniform_number=1)
+    Player.objects.create(team_id="t1", player_id="b", player_name="B", uniform_number=2)
+    a, b = Player.objects.bulk_get([("t1", "a"), ("t1", "b")])
+    a.uniform_number, b.uniform_number = 2, 1
+    with count_requests() as counter:
+        Player.objects.bulk_save([a, b])
+    assert dict(counter) == {"TransactWriteItems": 1}
+    assert roster("t1") == [("A", 2), ("B", 1)]
+    a.uniform_number = 3
+    Player.objects.bulk_save([a])  # the instances follow what was written
+    assert roster("t1") == [("A", 3), ("B", 1)] and lock_values() == ["1", "3"]
+    assert check_unique().findings == []
+
+
+def test_a_large_bulk_save_stops_at_the_failing_chunk_and_says_what_was_written(dynamo_db):
+    Player.objects.create(team_id="t1", player_id="holder", player_name="H", uniform_number=99)
+    objs = [
+        Player(team_id="t1", player_id=f"p{n:02}", player_name=f"P{n}", uniform_number=n)
+        for n in range(60)
+    ]
+    objs[55].uniform_number = 99  # taken: the second chunk fails
+    with count_requests() as counter, pytest.raises(BatchIncomplete) as error:
+        Player.objects.bulk_save(objs)
+    assert dict(counter) == {"TransactWriteItems": 2}  # 50 entities + 50 locks in the first
+    assert isinstance(error.value.__cause__, UniqueViolation)
+    assert error.value.unprocessed == [
+        {"team_id": "t1", "player_id": f"p{n}"} for n in range(50, 60)
+    ]
+    assert "50 of 60 objects were done" in str(error.value)
+    assert len(list(Player.objects.filter(team_id="t1"))) == 51
+    assert check_unique().findings == []
+
+
+def test_bulk_delete_releases_locks_and_refuses_bare_keys(dynamo_db):
+    a = Player.objects.create(team_id="t1", player_id="a", player_name="A", uniform_number=1)
+    b = Player.objects.create(team_id="t1", player_id="b", player_name="B", email="b@x.org")
+    with count_requests() as counter, pytest.raises(WriteError, match="instances"):
+        Player.objects.bulk_delete([("t1", "a")])
+    assert counter.total == 0
+    Player.objects.bulk_delete([a, b])
+    assert roster("t1") == [] and locks() == []
+    assert check_unique().findings == []
+
+
+def test_two_players_swap_numbers_in_one_transaction(dynamo_db):
+    a = Player.objects.create(team_id="t1", player_id="a", player_name="A", uniform_number=18)
+    b = Player.objects.create(team_id="t1", player_id="b", player_name="B", uniform_number=19)
+    a.uniform_number, b.uniform_number = 19, 18
+    with count_requests() as counter:
+        with dynamo_app.transaction() as tx:
+            tx.save(a)
+            tx.save(b)
+    assert dict(counter) == {"TransactWriteItems": 1}
+    assert roster("t1") == [("A", 19), ("B", 18)]
+    c = Player.objects.create(team_id="t1", player_id="c", player_name="C", uniform_number=20)
+    with dynamo_app.transaction() as tx:  # a rotation, by update
+        tx.update(c, set={"uniform_number": 18})
+        tx.update(a, set={"uniform_number": 20})
+        tx.update(b, set={"uniform_number": 19})
+    assert roster("t1") == [("A", 20), ("B", 19), ("C", 18)]
+    assert lock_values() == ["18", "19", "20"] and check_unique().findings == []
+
+
+def test_a_swap_with_a_stale_instance_changes_nothing(dynamo_db):
+    Player.objects.create(team_id="t1", player_id="a", player_name="A", uniform_number=18)
+    b = Player.objects.create(team_id="t1", player_id="b", player_name="B", uniform_number=19)
+    stale = Player.objects.get(team_id="t1", player_id="a")
+    fresh = Player.objects.get(team_id="t1", player_id="a")
+    fresh.uniform_number = 30
+    fresh.save()  # 18 is free now, and A holds 30
+    stale.uniform_number, b.uniform_number = 19, 18
+    with pytest.raises(StaleObjectError):
+        with dynamo_app.transaction() as tx:
+            tx.save(stale)
+            tx.save(b)
+    assert roster("t1") == [("A", 30), ("B", 19)]
+    assert check_unique().findings == []
+
+
+def test_one_value_claimed_twice_in_a_transaction_is_a_unique_violation(dynamo_db):
+    with count_requests() as counter, pytest.raises(UniqueViolation, match="uniform_number=5"):
+        with dynamo_app.transaction() as tx:
+            tx.create(Player(team_id="t1", player_name="A", uniform_number=5))
+            tx.create(Player(team_id="t1", player_name="B", uniform_number=5))
+    assert counter.total == 0

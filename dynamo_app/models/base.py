@@ -243,6 +243,7 @@ class Model(metaclass=ModelBase):
         discard: dict[str, Any] | None = None,
         condition: Condition | None = None,
         upsert: bool = False,
+        defaults: dict[str, Any] | None = None,
         idempotency_key: str | None = None,
     ) -> dict[str, Any]:
         """Atomic update of the stored item (one UpdateItem); returns the new values.
@@ -250,8 +251,11 @@ class Model(metaclass=ModelBase):
         ``set``: new values (``None`` removes); ``add``: add to numbers or sets;
         ``remove``: attributes to delete; ``append``: extend lists;
         ``discard``: remove set members. Paths may reach into maps and lists
-        (``"address.city"``). The item must exist unless ``upsert=True``. The
-        instance is refreshed with the item as stored after the update.
+        (``"address.city"``). The item must exist unless ``upsert=True``; an
+        upsert writes ``defaults`` (and field defaults) only where the item lacks
+        them, so an item it creates is whole, and refuses to create one without a
+        required field. The instance is refreshed with the item as stored after
+        the update.
 
         A change of a unique value (``set``/``remove`` only) moves its lock in
         the same transaction. With ``idempotency_key`` the update is a
@@ -268,6 +272,7 @@ class Model(metaclass=ModelBase):
             discard=discard,
             condition=condition,
             upsert=upsert,
+            defaults=defaults,
         )
         if idempotency_key is not None:
             self._run(actions, idempotency_key)

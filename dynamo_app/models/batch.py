@@ -6,6 +6,11 @@ unprocessed (throttling, size limits) are sent again with backoff; when a
 chunk stops making progress for the retry budget, ``BatchIncomplete`` says
 exactly what was not read or written. Results never depend on the order
 DynamoDB answers in.
+
+BatchWriteItem takes no conditions, so it cannot keep a unique constraint or a
+``VersionField``: models with either are written as the same actions
+``save()`` / ``delete()`` use, packed into as few TransactWriteItems as the
+limits allow (each object atomic with its locks).
 """
 
 from __future__ import annotations
@@ -13,13 +18,15 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..exceptions import BatchIncomplete
+from ..exceptions import BatchIncomplete, DynamoError, WriteError
 from ..handle import get_handle
+from ..transactions import MAX_ACTIONS, MAX_REQUEST_BYTES, Action, Transaction
 
 if TYPE_CHECKING:
     from .base import Model
 
 M = TypeVar("M", bound="Model")
+Plan = tuple["Model", list[Action]]  # an object and the actions that write it
 GET_CHUNK = 100
 WRITE_CHUNK = 25
 
@@ -102,33 +109,129 @@ def _write(model: type[Model], requests: dict[tuple[Any, ...], dict[str, Any]]) 
         _until_done(model, "batch_write_item", {table: chunk}, "UnprocessedItems", lambda r: None)
 
 
+def _guarded(model: type[Model]) -> bool:
+    """Whether a write of this model carries conditions (locks, versions)."""
+    return bool(model._meta.unique) or model._meta.version is not None
+
+
+def _linked(plans: list[Plan]) -> list[list[Plan]]:
+    """Plans grouped so that two touching one item (one object hands a unique
+    value to another) share a transaction, where the hand-over is one action."""
+    parent = list(range(len(plans)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            i = parent[i]
+        return i
+
+    first: dict[Any, int] = {}
+    for i, (_, actions) in enumerate(plans):
+        for action in actions:
+            j = first.setdefault(action.target(), i)
+            parent[root(i)] = root(j)
+    groups: dict[int, list[Plan]] = {}
+    for i, plan in enumerate(plans):
+        groups.setdefault(root(i), []).append(plan)
+    return list(groups.values())
+
+
+def _transactions(plans: list[Plan]) -> list[tuple[Transaction, list[Model]]]:
+    """Groups packed in order into transactions within DynamoDB's limits, each
+    prepared (merged and checked) before the first is sent."""
+    out: list[tuple[Transaction, list[Model]]] = []
+    tx, objs, size = Transaction(), [], 0
+    for group in _linked(plans):
+        actions = [a for _, plan in group for a in plan]
+        weight = sum(a.size() for a in actions)
+        full = len(tx.actions) + len(actions) > MAX_ACTIONS or size + weight > MAX_REQUEST_BYTES
+        if tx.actions and full:
+            out.append((tx, objs))
+            tx, objs, size = Transaction(), [], 0
+        tx.extend(actions)
+        objs.extend(obj for obj, _ in group)
+        size += weight
+    if tx.actions:
+        out.append((tx, objs))
+    for tx, _ in out:
+        tx.prepare()
+    return out
+
+
+def _transact(model: type[Model], verb: str, plans: list[Plan]) -> None:
+    """Send the plans' transactions in order; the first that fails stops the
+    batch. Nothing written yet: its own error. Some written: ``BatchIncomplete``
+    naming the objects not written, with the failure as its cause."""
+    transactions = _transactions(plans)
+    done = 0
+    for n, (tx, objs) in enumerate(transactions):
+        try:
+            tx.commit()
+        except DynamoError as exc:
+            if not done:
+                raise
+            left = [obj.key for _, rest in transactions[n:] for obj in rest]
+            known = isinstance(exc, WriteError)  # a refusal; other errors leave it unknown
+            outcome = "wrote nothing" if known else f"may have written its {len(objs)} objects"
+            raise BatchIncomplete(
+                f"{model.__name__}.objects.{verb}(): {done} of {len(plans)} objects were done "
+                f"({n} transaction(s)); the next transaction failed and {outcome} "
+                f"({type(exc).__name__}: {exc}); the ones after it were not sent. "
+                f"{'Not done' if known else 'Not known to be done'}: {left[:10]}"
+                f"{' ...' if len(left) > 10 else ''} (all in .unprocessed).",
+                unprocessed=left,
+            ) from exc
+        done += len(objs)
+
+
 def _check_model(model: type[Model], obj: Any) -> None:
     if not isinstance(obj, model):
         raise TypeError(f"{model.__name__}.objects takes {model.__name__} instances, got {obj!r}")
 
 
 def bulk_save(model: type[Model], objs: Iterable[Model]) -> None:
-    """Put every object (whole items; BatchWriteItem takes no conditions).
+    """Put every object: whole items in BatchWriteItem (which takes no conditions),
+    or, for a model with unique constraints or a ``VersionField``, each object
+    as ``save()`` would write it, packed into TransactWriteItems.
 
     Several objects with one key are written once, the last one winning, as
     a sequence of ``save()`` calls would.
     """
-    from .writes import put_params
+    from .writes import save_actions
 
     meta = model._meta
-    requests: dict[tuple[Any, ...], dict[str, Any]] = {}
+    plans: dict[tuple[Any, ...], Plan] = {}
     for obj in objs:
         _check_model(model, obj)
-        item = put_params(obj)["Item"]
-        key_id = meta.key_id(item)
-        requests.pop(key_id, None)
-        requests[key_id] = {"PutRequest": {"Item": item}}
-    _write(model, requests)
+        actions = save_actions(obj)
+        key_id = meta.key_id(actions[0].params["Item"])
+        plans.pop(key_id, None)
+        plans[key_id] = (obj, actions)
+    if _guarded(model):
+        _transact(model, "bulk_save", list(plans.values()))
+        return
+    _write(model, {k: {"PutRequest": {"Item": a[0].params["Item"]}} for k, (_, a) in plans.items()})
 
 
 def bulk_delete(model: type[Model], objs_or_keys: Iterable[Any]) -> None:
-    """Delete items given as instances or keys (dict, tuple or partition value)."""
+    """Delete items given as instances or keys (dict, tuple or partition value);
+    a model with unique constraints or a ``VersionField`` takes instances, each
+    deleted as ``delete()`` would, with its locks."""
     meta = model._meta
+    if _guarded(model):
+        from .writes import delete_actions
+
+        plans: dict[tuple[Any, ...], Plan] = {}
+        for obj in objs_or_keys:
+            if not isinstance(obj, model):
+                raise WriteError(
+                    f"{model.__name__}.objects.bulk_delete() takes {model.__name__} instances "
+                    f"(read with objects.get() or bulk_get()), got {obj!r}: a model with unique "
+                    "constraints or a VersionField deletes on the values it read, to release "
+                    "their locks and check the version. Nothing was deleted."
+                )
+            plans[meta.key_id(meta.key_of(obj.__dict__))] = (obj, delete_actions(obj))
+        _transact(model, "bulk_delete", list(plans.values()))
+        return
     requests: dict[tuple[Any, ...], dict[str, Any]] = {}
     for value in objs_or_keys:
         key = meta.key_from_any(value)

@@ -78,11 +78,21 @@ class Manager(Generic[M]):
         writes.send(writes.create_actions(obj))
         return obj
 
-    def increment(self, *, idempotency_key: str | None = None, **values: Any) -> dict[str, Any]:
+    def increment(
+        self,
+        *,
+        idempotency_key: str | None = None,
+        defaults: dict[str, Any] | None = None,
+        **values: Any,
+    ) -> dict[str, Any]:
         """Add to counters without reading them: ``increment(team_id="t1", views=1)``.
 
         Key fields name the item (created at 0 if missing), the other keyword
-        arguments are amounts to add; returns the new values. One UpdateItem,
+        arguments are amounts to add; returns the new values. An item it
+        creates gets ``defaults`` and the fields' own defaults (never written
+        over an existing item); a required field missing from both is refused
+        before any request, and so is a model whose new item would need a
+        unique value (create it with ``create()`` first). One UpdateItem,
         never repeated when its answer is lost (a 5xx, a timeout: it may have
         been applied, so that is ``OutcomeUnknown``) unless an
         ``idempotency_key`` makes it a transaction that applies once per key
@@ -104,7 +114,9 @@ class Manager(Generic[M]):
                     f"{meta.object_name}.objects.increment(): {name}={amount!r} is not a number."
                 )
         obj = self.model(**{name: values[name] for name in key_names})
-        return obj.update(add=amounts, upsert=True, idempotency_key=idempotency_key)
+        return obj.update(
+            add=amounts, upsert=True, defaults=defaults, idempotency_key=idempotency_key
+        )
 
     # --- queries
 

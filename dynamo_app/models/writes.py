@@ -330,13 +330,72 @@ def save_actions(obj: Model, condition: Condition | None = None) -> list[Action]
     return [entity, *lock_changes(obj, old, new)]
 
 
+def upsert_defaults(obj: Model, written: set[str], defaults: dict[str, Any]) -> dict[str, Any]:
+    """What an upsert writes where the item lacks it, so that an item it creates
+    is whole: the ``defaults`` given, else each field's own default. A required
+    field left out, or a unique value (an update cannot claim its lock), is
+    refused before any request."""
+    meta = obj._meta
+    fields = meta.fields_by_name
+    wrong = [n for n in defaults if n not in fields or fields[n].is_key or n in written]
+    if wrong:
+        raise ValueError(
+            f"{meta.object_name}: defaults= takes fields that are neither part of the key nor "
+            f"written by the update itself; got {', '.join(wrong)}."
+        )
+    fill: dict[str, Any] = {}
+    missing = []
+    for field in meta.fields:
+        if field.is_key or field.name in written or field is meta.version:
+            continue
+        value = defaults[field.name] if field.name in defaults else field.get_default()
+        if value is not None and not (isinstance(value, (frozenset, builtins.set)) and not value):
+            fill[field.name] = value
+        elif not field.null and not field.is_set:
+            missing.append(field.name)
+    name = f"{meta.object_name} {obj.key}"
+    unique = [n for n in unique_fields(obj) if n in fill or n in missing]
+    if unique:
+        raise ValidationError(
+            f"{name}: an upsert (objects.increment(), update(upsert=True)) may create the item, "
+            f"and would then write the unique value {', '.join(unique)} without claiming its "
+            "lock. Create the item with objects.create() first, then update(add=...) it.",
+            model=meta.object_name,
+            field=unique[0],
+        )
+    if missing:
+        required = "is required" if len(missing) == 1 else "are required"
+        raise ValidationError(
+            f"{name}: an upsert (objects.increment(), update(upsert=True)) that creates the "
+            f"item would leave out {', '.join(missing)}, which {required} (not null=True, no "
+            f"default). Pass defaults={{{', '.join(repr(n) + ': ...' for n in missing)}}}: "
+            "defaults are written only when the item is created.",
+            model=meta.object_name,
+            field=missing[0],
+        )
+    return fill
+
+
 def update_actions(
-    obj: Model, *, condition: Condition | None = None, upsert: bool = False, **actions: Any
+    obj: Model,
+    *,
+    condition: Condition | None = None,
+    upsert: bool = False,
+    defaults: dict[str, Any] | None = None,
+    **actions: Any,
 ) -> list[Action]:
     """An UpdateItem; when it changes unique values (only by ``set``/``remove``,
-    so the instance can follow without a read), the lock changes too."""
+    so the instance can follow without a read), the lock changes too. An upsert
+    also writes, where the item lacks them, the values an item it creates needs
+    (``upsert_defaults``)."""
     meta = obj._meta
     update = build_update(obj, **actions)
+    if defaults and not upsert:
+        raise ValueError(f"{meta.object_name}: defaults= is written by upsert=True only.")
+    if upsert:
+        written = {meta.field_for_path(p)[0].name for p in update.paths()}
+        for name, value in upsert_defaults(obj, written, defaults or {}).items():
+            update.set_if_missing(name, value)
     version = meta.version
     if version is not None:
         update.add(version.name, 1)
@@ -378,8 +437,13 @@ def update_actions(
                 "(set= / remove= only), so the instance can follow without a read.",
                 model=meta.object_name,
             )
+    # An upsert of an instance never read (a counter) is based on no read: no version to check.
+    blind = upsert and obj.__dict__.get("_stored") is None
     conditions = both(
-        None if upsert else exists(obj), condition, version_condition(obj), holds(old)
+        None if upsert else exists(obj),
+        condition,
+        None if blind else version_condition(obj),
+        holds(old),
     )
     params = update_params(obj, update, conditions)
     new_version = next_version(obj)
