@@ -36,6 +36,7 @@ class Member(models.Model):
     member_id = models.StringField(sort_key=True)
     number = models.IntegerField(null=True)
     blob = models.BinaryField(null=True)
+    visits = models.IntegerField(default=0)
 
     class Meta:
         table_name = "tx_member"
@@ -250,6 +251,8 @@ def test_increment_cannot_create_an_item_that_needs_a_unique_value(dynamo_db):
     assert counter.total == 0
     seat = Seat.objects.create(venue="v1", code="A1")
     assert seat.update(add={"sold": 1}) == {"sold": 1}  # the way: create, then add
+    # a unique field that may be null claims nothing when absent: no reason to refuse
+    assert Member.objects.increment(team_id="t1", member_id="m1", visits=1) == {"visits": 1}
 
 
 # --- optimistic locking ----------------------------------------------------------------------

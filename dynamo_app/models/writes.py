@@ -354,15 +354,16 @@ def upsert_defaults(obj: Model, written: set[str], defaults: dict[str, Any]) -> 
         elif not field.null and not field.is_set:
             missing.append(field.name)
     name = f"{meta.object_name} {obj.key}"
-    unique = [n for n in unique_fields(obj) if n in fill or n in missing]
-    if unique:
-        raise ValidationError(
-            f"{name}: an upsert (objects.increment(), update(upsert=True)) may create the item, "
-            f"and would then write the unique value {', '.join(unique)} without claiming its "
-            "lock. Create the item with objects.create() first, then update(add=...) it.",
-            model=meta.object_name,
-            field=unique[0],
-        )
+    for unique in meta.unique:  # a value the created item would hold, so would need locked
+        if all(fields[n].is_key or n in fill or n in missing for n in unique.all_fields):
+            raise ValidationError(
+                f"{name}: an upsert (objects.increment(), update(upsert=True)) may create the "
+                f"item, and it would then hold a value of the unique constraint {unique.name!r} "
+                "without claiming its lock. Create the item with objects.create() first, then "
+                "update(add=...) it.",
+                model=meta.object_name,
+                field=unique.fields[0],
+            )
     if missing:
         required = "is required" if len(missing) == 1 else "are required"
         raise ValidationError(
