@@ -107,10 +107,10 @@ class DynamoAppConfig(AppConfig):
     def ready(self) -> None:
         # checks and sessions are imported for their registrations: the system
         # checks, and the session table when SESSION_ENGINE is dynamo_app.sessions.
-        from . import checks, local, sessions  # noqa: F401
+        from . import checks, handle, local, sessions  # noqa: F401
         from .conf import get_settings
         from .handle import get_handle
-        from .tables import registry
+        from .tables import TableResolver, registry
 
         settings = get_settings()  # a bad section fails here, before anything is served
         logger.info(settings.summary())
@@ -119,7 +119,14 @@ class DynamoAppConfig(AppConfig):
             local.share_embedded = False
         if not settings.enabled or command in NO_CLIENT_COMMANDS:
             return
-        handle = get_handle()
-        handle.resolver.check(d.declared_name for d in registry.definitions())
+        names = TableResolver(settings.table_prefix, settings.table_names, settings.table_resolver)
+        names.check(d.declared_name for d in registry.definitions())
+        if command == "test":
+            from .test.runner import refuse_without_runner
+
+            refuse_without_runner()
+        if handle.refused is not None:
+            return  # a test run: its own store comes up later; the configured one is never used
+        get_handle()  # no region or credentials: fail now, not at the first request
         if schema_step_applies():
             run_schema_step(settings)

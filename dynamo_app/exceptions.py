@@ -51,6 +51,12 @@ class StateFileError(LocalServerError):
     is not the app's state file (left untouched), or another server holds it."""
 
 
+class AccessNotAllowed(DynamoError, RuntimeError):
+    """A test run refused a DynamoDB request: the test did not ask for the run's
+    throwaway store, so it would otherwise have reached some other one. The
+    message names the fixture, mark or test case that gives a test its tables."""
+
+
 class ModelDefinitionError(DynamoError, ImproperlyConfigured):
     """A model class, field, index or declared query is declared wrongly."""
 

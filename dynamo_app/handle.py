@@ -44,11 +44,24 @@ logger = logging.getLogger("dynamo_app")
 # rejects, and botocore's check is the suite's guard against our own bugs.
 validate_parameters = False
 
+# Set by a test run (dynamo_app.testing under pytest, dynamo_app.test.runner under
+# ``manage.py test``) whenever no code may use DynamoDB: from startup until the
+# run's throwaway store is up, between tests, and in a test that did not ask for
+# that store. get_handle() and Handle() then raise AccessNotAllowed with this
+# message, so a test never reaches the configured store, nor any store silently.
+refused: str | None = None
+
+
+def _check_access() -> None:
+    if refused is not None:
+        raise exceptions.AccessNotAllowed(refused)
+
 
 class Handle:
     """One configured boto3 client, its table resolver and its retry policy."""
 
     def __init__(self, settings: DynamoSettings) -> None:
+        _check_access()
         self.settings = settings
         self.resolver = TableResolver(
             settings.table_prefix, settings.table_names, settings.table_resolver
@@ -256,6 +269,7 @@ def get_handle() -> Handle:
     """The handle this thread uses (see ``using()``), else the process handle;
     raises ``NotConfigured`` when DYNAMO['ENABLED'] is off."""
     global _handle
+    _check_access()
     handle = getattr(_this_thread, "handle", None) or _handle
     if handle is not None:
         return handle

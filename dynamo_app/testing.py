@@ -1,42 +1,64 @@
 """pytest fixtures for projects that use dynamo_app (a pytest11 plugin).
 
-* ``dynamo_server`` (session): a live local DynamoDB server on a free
+* ``dynamo_server`` (session): the run's throwaway DynamoDB
+  (``dynamo_app.test.store.TestStore``): a live local server on a free
   127.0.0.1 port, and ``settings.DYNAMO`` pointed at it for the whole run.
   Under pytest-xdist every worker process gets its own server.
 * ``dynamo_db``: fresh, empty tables for every registered model (and the app's
-  own tables) for one test. Use it like pytest-django's ``db``.
+  own tables) for one test. Use it like pytest-django's ``db``; the
+  ``dynamo_db`` mark requests it too, and so does every ``django.test.TestCase``
+  / ``TransactionTestCase``.
 * ``dynamo_requests``: counts the DynamoDB API calls a test makes
   (``count_requests()`` is the same as a context manager).
 
-Nothing here fakes DynamoDB: requests go over HTTP through the same handle
-and client a project uses.
+DynamoDB is refused (``AccessNotAllowed``, naming the fixture) from startup
+on, and in every test that does not use ``dynamo_db`` (or ``dynamo_server``):
+no test reaches the configured store, nor any store silently, as
+pytest-django's "Database access not allowed" does for SQL.
 
-Another engine: set ``DYNAMO_TEST_ENDPOINT`` (e.g. ``http://127.0.0.1:4566``,
-a MiniStack or another DynamoDB-compatible server you started) and the run
-uses it instead of starting moto. Then ``dynamo_db`` resets by deleting every
-table in the run's region (ListTables + DeleteTable, waiting until they are
-gone) and creates the registered tables again, waiting until ACTIVE. So point
-it only at a throwaway server. Under pytest-xdist the workers share that
-server, and each gets a region of its own (``test-gw0``; tables are regional,
-on DynamoDB and on the local engines), so they never see each other's tables,
-whatever their names. Build any section a test needs with ``test_settings()``
-or from ``settings.DYNAMO`` to stay in the worker's region. ``ENGINE`` says
-which engine runs; mark tests that are about moto itself with ``moto_only``.
+Nothing here fakes DynamoDB: requests go over HTTP through the same handle
+and client a project uses. ``DYNAMO_TEST_ENDPOINT`` selects another engine
+(see ``dynamo_app.test.store``); ``ENGINE`` says which one runs; mark tests
+that are about moto itself with ``moto_only``.
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
-import os
-import time
-from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from . import apps, handle, local
+from .test.counting import RequestCounter, count_requests
+from .test.store import (
+    ENDPOINT_ENV,
+    ENGINE,
+    EXTERNAL_ENDPOINT,
+    TEST_CREDENTIALS,
+    WORKER,
+    WORKER_REGION,
+    ExternalServer,
+    TestStore,
+    create_tables,
+    test_settings,
+)
+
+__all__ = [
+    "ENDPOINT_ENV",
+    "ENGINE",
+    "EXTERNAL_ENDPOINT",
+    "TEST_CREDENTIALS",
+    "WORKER",
+    "WORKER_REGION",
+    "ExternalServer",
+    "RequestCounter",
+    "count_requests",
+    "create_tables",
+    "moto_only",
+    "test_settings",
+]
 
 # A test run makes its own tables: the startup check would only find none.
 apps.schema_check_at_startup = False
@@ -47,14 +69,10 @@ local.share_embedded = False
 # validation on in tests as a guard against malformed requests built by the app.
 handle.validate_parameters = True
 
-TEST_CREDENTIALS = {"ACCESS_KEY_ID": "testing", "SECRET_ACCESS_KEY": "testing", "SESSION_TOKEN": ""}
-
-ENDPOINT_ENV = "DYNAMO_TEST_ENDPOINT"
-EXTERNAL_ENDPOINT = os.environ.get(ENDPOINT_ENV, "").rstrip("/")
-ENGINE = "external" if EXTERNAL_ENDPOINT else "moto"
-# This process's share of an external server: a region per pytest-xdist worker.
-WORKER = os.environ.get("PYTEST_XDIST_WORKER")
-WORKER_REGION = f"test-{WORKER}" if WORKER else "us-east-1"
+NOT_REQUESTED = (
+    'DynamoDB access not allowed: use the "dynamo_db" fixture (or the "dynamo_db" mark) '
+    "to give this test empty tables on the run's throwaway store."
+)
 
 moto_only = pytest.mark.skipif(
     ENGINE != "moto",
@@ -62,113 +80,57 @@ moto_only = pytest.mark.skipif(
 )
 
 
-def test_settings(base: dict[str, Any], endpoint: str) -> dict[str, Any]:
-    """The project's DYNAMO section, pointed at a local server for tests
-    (and at this worker's region on the external engine; moto knows only AWS's regions)."""
-    return {
-        **base,
-        **TEST_CREDENTIALS,
-        "ENABLED": True,
-        "ENDPOINT": endpoint,
-        "REGION": WORKER_REGION if endpoint == EXTERNAL_ENDPOINT else "us-east-1",
-        "AUTO_MIGRATE": False,
-        "VERIFY_SCHEMA": False,
-    }
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests() -> None:
+    # Before pytest-django's django.setup(): AppConfig.ready() must not reach
+    # the configured store (nor start an embedded server for it).
+    handle.refused = NOT_REQUESTED
 
 
-def create_tables() -> None:
-    """Create every registered table (and enable its TTL) on the current endpoint,
-    waiting until each is ACTIVE (at once on local engines)."""
-    from .handle import get_handle
-    from .schema import create_table
-    from .tables import registry
-
-    handle = get_handle()
-    for definition in registry.definitions():
-        create_table(definition, handle=handle, timeout=_POLL["Delay"] * _POLL["MaxAttempts"])
-
-
-_POLL = {"Delay": 1, "MaxAttempts": 120}
-
-
-class ExternalServer:
-    """A DynamoDB-compatible server this run did not start (``DYNAMO_TEST_ENDPOINT``)."""
-
-    running = True
-
-    def __init__(self, url: str) -> None:
-        self.url = url
-
-    def reset(self) -> None:
-        """Delete every table in this worker's region and wait until they are gone
-        (at once on local engines, seconds on DynamoDB)."""
-        from .handle import get_handle
-        from .schema import table_names
-
-        handle = get_handle()
-        for name in table_names(handle):
-            handle.call("delete_table", TableName=name)
-        for _ in range(_POLL["MaxAttempts"]):
-            if not table_names(handle):
-                return
-            time.sleep(_POLL["Delay"])
-        raise TimeoutError(f"Tables still being deleted on {self.url}: {table_names(handle)}")
-
-
-class RequestCounter(Counter):
-    """Counts DynamoDB API calls by operation name (``GetItem``, ``Query``, ...);
-    ``calls`` lists each as ``(operation, parameters as sent)``."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.calls: list[tuple[str, dict[str, Any]]] = []
-
-    def __call__(self, model: Any, params: dict[str, Any], **kwargs: Any) -> None:
-        self[model.name] += 1
-        self.calls.append((model.name, json.loads(params["body"])))  # DynamoDB speaks JSON
-
-    @property
-    def total(self) -> int:
-        return sum(self.values())
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "dynamo_db: give the test fresh, empty DynamoDB tables")
 
 
 @contextlib.contextmanager
-def count_requests() -> Iterator[RequestCounter]:
-    """Count the API calls made through the process handle inside the block."""
-    from .handle import get_handle
-
-    counter = RequestCounter()
-    events = get_handle().client.meta.events
-    events.register("before-call.dynamodb", counter, unique_id="dynamo_app.count_requests")
+def _access() -> Iterator[None]:
+    previous, handle.refused = handle.refused, None
     try:
-        yield counter
+        yield
     finally:
-        events.unregister("before-call.dynamodb", unique_id="dynamo_app.count_requests")
+        handle.refused = previous
+
+
+@pytest.fixture(autouse=True)
+def _dynamo_access(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Open DynamoDB to a test that uses dynamo_server (dynamo_db opens it
+    itself, even when requested with getfixturevalue), and give a test with the
+    dynamo_db mark, or a Django TestCase / TransactionTestCase, its tables."""
+    if request.node.get_closest_marker("dynamo_db") is not None or _is_db_case(request):
+        request.getfixturevalue("dynamo_db")
+    if "dynamo_server" not in request.fixturenames:
+        yield
+        return
+    with _access():
+        yield
+
+
+def _is_db_case(request: pytest.FixtureRequest) -> bool:
+    from django.test import TransactionTestCase
+
+    return request.cls is not None and issubclass(request.cls, TransactionTestCase)
 
 
 @pytest.fixture(scope="session")
-def dynamo_server(django_test_environment: Any) -> Iterator[Any]:
-    from django.conf import settings
-    from django.test.utils import override_settings
-
-    from .local import LocalServer, embedded_server
-
-    server = ExternalServer(EXTERNAL_ENDPOINT) if EXTERNAL_ENDPOINT else embedded_server()
-    started_here = server is None or not server.running
-    if started_here:
-        server = LocalServer().start()
-    override = override_settings(DYNAMO=test_settings(getattr(settings, "DYNAMO", {}), server.url))
-    override.enable()
+def dynamo_server(django_test_environment: Any) -> Iterator[TestStore]:
+    store = TestStore().start()
     try:
-        yield server
+        yield store
     finally:
-        override.disable()
-        if started_here:
-            server.stop()
+        store.stop()
 
 
 @pytest.fixture
-def dynamo_db(dynamo_server: Any) -> Iterator[Any]:
+def dynamo_db(dynamo_server: TestStore) -> Iterator[Any]:
     from django.conf import settings
 
     from .handle import get_handle
@@ -180,9 +142,9 @@ def dynamo_db(dynamo_server: Any) -> Iterator[Any]:
             f"{dynamo_server.url}: an override_settings entered before dynamo_server's own was "
             "exited after it. Request dynamo_db (or dynamo_server) before overriding settings."
         )
-    dynamo_server.reset()
-    create_tables()
-    yield get_handle()
+    with _access():
+        dynamo_server.empty()
+        yield get_handle()
 
 
 @pytest.fixture

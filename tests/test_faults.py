@@ -27,9 +27,10 @@ REGION = "eu-west-3"
 
 
 @pytest.fixture
-def own_server():
+def own_server(dynamo_server):
     """A moto server of this test's own (whichever engine the suite runs on),
-    with every registered table, and DYNAMO pointed at it."""
+    with every registered table, and DYNAMO pointed at it (dynamo_server: so
+    the test may use DynamoDB at all)."""
     server = LocalServer().start()
     server.reset()  # this process's moto data: left over by an earlier run of this test
     section = {**settings_for({}, server.url), **FAST_FAILURE, "REGION": REGION}

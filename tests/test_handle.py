@@ -15,7 +15,7 @@ from dynamo_app.testing import count_requests
 CANARY = "CANARY-SECRET-7d41aa"
 
 
-def test_disabled_app_raises_not_configured():
+def test_disabled_app_raises_not_configured(dynamo_server):
     with override_settings(DYNAMO={"ENABLED": False}):
         with pytest.raises(exceptions.NotConfigured) as e:
             get_handle()
@@ -66,7 +66,7 @@ def test_resolver_rules(dynamo_server):
             get_handle().table_name("player")  # "x" breaks DynamoDB's naming rules
 
 
-def test_unreachable_endpoint_is_a_clear_connection_error():
+def test_unreachable_endpoint_is_a_clear_connection_error(dynamo_server):
     dead = LocalServer().start()
     url = dead.url
     dead.stop()

@@ -1,0 +1,86 @@
+"""``manage.py test`` with a throwaway DynamoDB:
+``TEST_RUNNER = "dynamo_app.test.runner.DynamoTestRunner"``.
+
+Django's runner creates a test database, and rolls back (``TestCase``) or
+flushes (``TransactionTestCase``) around each test. DynamoDB has neither
+rollback nor a cheap flush, so this runner starts the run's ``TestStore`` with
+the test databases and empties it before each test of a ``TestCase`` or
+``TransactionTestCase``: every such test starts with empty tables, with no
+change to the test code. Other tests (``SimpleTestCase``, ``unittest.TestCase``)
+and code between tests (``setUpClass``, ``setUpTestData``) get
+``AccessNotAllowed``, as ``SimpleTestCase`` gets for SQL.
+
+Without this runner, ``manage.py test`` refuses DynamoDB altogether
+(``refuse_without_runner()``, called by ``AppConfig.ready()``): a test never
+reaches the configured store.
+"""
+
+from __future__ import annotations
+
+import unittest
+from typing import Any
+
+from django.test import TransactionTestCase
+from django.test.runner import DiscoverRunner
+
+from .. import handle
+from .store import TestStore
+
+RUNNER = "dynamo_app.test.runner.DynamoTestRunner"
+
+NO_RUNNER = (
+    "DynamoDB access not allowed: manage.py test keeps tests off the configured DynamoDB, "
+    f"and this run has no store of its own. Set TEST_RUNNER = {RUNNER!r} in your settings: "
+    "it gives the run a throwaway server and each TestCase test empty tables."
+)
+OUTSIDE_A_TEST = (
+    "DynamoDB access not allowed outside a test (setUpClass, setUpTestData, module level): "
+    "the tables are emptied before each test, so create items in setUp or in the test."
+)
+NOT_A_DB_TEST = (
+    "DynamoDB access not allowed in {name}: it is not a django.test.TestCase or "
+    "TransactionTestCase, the tests that start with empty tables of the run's own store."
+)
+
+
+def refuse_without_runner() -> None:
+    """Refuse DynamoDB in this ``manage.py test`` process until the runner's store is up."""
+    handle.refused = NO_RUNNER
+
+
+class DynamoTestRunner(DiscoverRunner):
+    """``DiscoverRunner`` plus the run's throwaway DynamoDB (see the module docstring)."""
+
+    def setup_databases(self, **kwargs: Any) -> Any:
+        old_config = super().setup_databases(**kwargs)
+        handle.refused = OUTSIDE_A_TEST
+        self.dynamo_store = TestStore().start()
+        return old_config
+
+    def teardown_databases(self, old_config: Any, **kwargs: Any) -> None:
+        self.dynamo_store.stop()
+        handle.refused = NO_RUNNER
+        super().teardown_databases(old_config, **kwargs)
+
+    def get_resultclass(self) -> type[unittest.TestResult]:
+        base = super().get_resultclass() or unittest.TextTestResult
+        return type(base.__name__, (_EmptyTablesPerTest, base), {"store": self.dynamo_store})
+
+
+class _EmptyTablesPerTest(unittest.TestResult):
+    """Opens DynamoDB to each TestCase / TransactionTestCase test, on empty tables
+    (``startTest`` runs after setUpClass and before setUp), and closes it after."""
+
+    store: TestStore
+
+    def startTest(self, test: unittest.TestCase) -> None:
+        if isinstance(test, TransactionTestCase):
+            handle.refused = None
+            self.store.empty()
+        else:
+            handle.refused = NOT_A_DB_TEST.format(name=type(test).__qualname__)
+        super().startTest(test)
+
+    def stopTest(self, test: unittest.TestCase) -> None:
+        super().stopTest(test)
+        handle.refused = OUTSIDE_A_TEST

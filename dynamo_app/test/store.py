@@ -1,0 +1,149 @@
+"""A test run's DynamoDB: a throwaway server, never the configured store.
+
+Django gives a test run a database of its own; this is DynamoDB's equivalent,
+shared by both runners (``dynamo_app.testing`` under pytest,
+``dynamo_app.test.runner.DynamoTestRunner`` under ``manage.py test``):
+
+* ``TestStore.start()`` starts moto's server on a free 127.0.0.1 port (or uses
+  ``DYNAMO_TEST_ENDPOINT``) and points ``settings.DYNAMO`` at it. The section
+  keeps the project's table names and options; endpoint, credentials, state
+  file and the startup schema step are the run's own.
+* ``TestStore.empty()`` drops every table and creates the registered ones:
+  what each test starts with.
+* Until the store is up, and whenever no test may use it, ``handle.refused``
+  makes every access fail with ``AccessNotAllowed``. So the configured store
+  is never contacted, and an embedded server is never started for it (nor its
+  ``LOCAL_STATE_FILE`` read or written): not at startup, not by a test.
+
+Another engine: with ``DYNAMO_TEST_ENDPOINT`` (a MiniStack, or any
+DynamoDB-compatible server started for tests) ``empty()`` deletes every table
+in the run's region (ListTables + DeleteTable, waiting until they are gone)
+and creates the registered ones, waiting until ACTIVE; under pytest-xdist each
+worker gets a region of its own (``test-gw0``).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import TYPE_CHECKING, Any
+
+from django.core.exceptions import ImproperlyConfigured
+
+if TYPE_CHECKING:
+    from ..local import LocalServer
+
+TEST_CREDENTIALS = {"ACCESS_KEY_ID": "testing", "SECRET_ACCESS_KEY": "testing", "SESSION_TOKEN": ""}
+
+ENDPOINT_ENV = "DYNAMO_TEST_ENDPOINT"
+EXTERNAL_ENDPOINT = os.environ.get(ENDPOINT_ENV, "").rstrip("/")
+ENGINE = "external" if EXTERNAL_ENDPOINT else "moto"
+# This process's share of an external server: a region per pytest-xdist worker.
+WORKER = os.environ.get("PYTEST_XDIST_WORKER")
+WORKER_REGION = f"test-{WORKER}" if WORKER else "us-east-1"
+
+_POLL = {"Delay": 1, "MaxAttempts": 120}
+
+
+def test_settings(base: dict[str, Any], endpoint: str) -> dict[str, Any]:
+    """The project's DYNAMO section, pointed at a local server for tests
+    (and at this worker's region on the external engine; moto knows only AWS's regions)."""
+    return {
+        **base,
+        **TEST_CREDENTIALS,
+        "ENABLED": True,
+        "ENDPOINT": endpoint,
+        "REGION": WORKER_REGION if endpoint == EXTERNAL_ENDPOINT else "us-east-1",
+        "LOCAL_STATE_FILE": "",
+        "AUTO_MIGRATE": False,
+        "VERIFY_SCHEMA": False,
+    }
+
+
+test_settings.__test__ = False  # type: ignore[attr-defined]  # not a test, whatever its name
+
+
+def create_tables() -> None:
+    """Create every registered table (and enable its TTL) on the current endpoint,
+    waiting until each is ACTIVE (at once on local engines)."""
+    from ..handle import get_handle
+    from ..schema import create_table
+    from ..tables import registry
+
+    handle = get_handle()
+    for definition in registry.definitions():
+        create_table(definition, handle=handle, timeout=_POLL["Delay"] * _POLL["MaxAttempts"])
+
+
+class ExternalServer:
+    """A DynamoDB-compatible server this run did not start (``DYNAMO_TEST_ENDPOINT``)."""
+
+    running = True
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+
+    def reset(self) -> None:
+        """Delete every table in this worker's region and wait until they are gone
+        (at once on local engines, seconds on DynamoDB)."""
+        from ..handle import get_handle
+        from ..schema import table_names
+
+        handle = get_handle()
+        for name in table_names(handle):
+            handle.call("delete_table", TableName=name)
+        for _ in range(_POLL["MaxAttempts"]):
+            if not table_names(handle):
+                return
+            time.sleep(_POLL["Delay"])
+        raise TimeoutError(f"Tables still being deleted on {self.url}: {table_names(handle)}")
+
+
+class TestStore:
+    """The run's DynamoDB server, with ``settings.DYNAMO`` pointed at it until ``stop()``."""
+
+    __test__ = False  # not a test class, whatever its name
+
+    def __init__(self) -> None:
+        self.server: LocalServer | ExternalServer | None = None
+        self._override: Any = None
+
+    def start(self) -> TestStore:
+        from django.conf import settings
+        from django.test.utils import override_settings
+
+        from ..local import LocalServer
+
+        configured = getattr(settings, "DYNAMO", {})
+        if EXTERNAL_ENDPOINT:
+            if EXTERNAL_ENDPOINT == str(configured.get("ENDPOINT", "")).rstrip("/"):
+                raise ImproperlyConfigured(
+                    f"{ENDPOINT_ENV} is the configured DYNAMO['ENDPOINT'] ({EXTERNAL_ENDPOINT}): "
+                    "a test run deletes every table there. Point it at a server started for tests."
+                )
+            self.server = ExternalServer(EXTERNAL_ENDPOINT)
+        else:
+            self.server = LocalServer().start()
+        self._override = override_settings(DYNAMO=test_settings(configured, self.server.url))
+        self._override.enable()
+        return self
+
+    @property
+    def url(self) -> str:
+        assert self.server is not None, "TestStore.start() first"
+        return self.server.url
+
+    def empty(self) -> None:
+        """Drop every table and create the registered ones (what each test starts with)."""
+        assert self.server is not None, "TestStore.start() first"
+        self.server.reset()
+        create_tables()
+
+    def stop(self) -> None:
+        """Restore the settings and stop the server this run started."""
+        if self._override is not None:
+            self._override.disable()
+            self._override = None
+        if self.server is not None and not isinstance(self.server, ExternalServer):
+            self.server.stop()
+        self.server = None
