@@ -71,6 +71,8 @@ TEMPLATES = [
 # Users (django.contrib.auth) stay in SQLite; everything else lives in DynamoDB.
 DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}")}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+# `manage.py test` gets a throwaway DynamoDB, and each TestCase test empty tables.
+TEST_RUNNER = "dynamo_app.test.runner.DynamoTestRunner"
 
 DYNAMO = {
     "ENABLED": env.bool("DYNAMO_ENABLED", default=True),
