@@ -348,11 +348,13 @@ def fresh(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-def test_fresh_project_manage_py_test_with_the_runner(fresh, live_store):
+@pytest.mark.parametrize("processes", ["1", "2"])
+def test_fresh_project_manage_py_test_with_the_runner(fresh, live_store, processes):
+    """Each --parallel worker gets a store of its own, as it gets a database."""
     before = contents(live_store)
     with door(live_store) as counting:
         environ = {"FRESH_ENDPOINT": counting.url, "FRESH_REGION": "us-east-1", "FRESH_RUNNER": "1"}
-        output = run(["manage.py", "test", "-v", "2"], fresh, **environ)
+        output = run(["manage.py", "test", "--parallel", processes], fresh, **environ)
     assert output.startswith("exit 0"), output
     assert "Ran 5 tests" in output
     assert counting.requests == []

@@ -13,6 +13,10 @@ and code between tests (``setUpClass``, ``setUpTestData``) get
 Without this runner, ``manage.py test`` refuses DynamoDB altogether
 (``refuse_without_runner()``, called by ``AppConfig.ready()``): a test never
 reaches the configured store.
+
+Under ``--parallel`` each worker process starts a store of its own, as it gets
+a database of its own: one store shared by workers would be emptied under
+another worker's test.
 """
 
 from __future__ import annotations
@@ -20,11 +24,13 @@ from __future__ import annotations
 import unittest
 from typing import Any
 
+from django.core.exceptions import ImproperlyConfigured
 from django.test import TransactionTestCase
-from django.test.runner import DiscoverRunner
+from django.test import runner as django_runner
+from django.test.runner import DiscoverRunner, ParallelTestSuite, RemoteTestResult, RemoteTestRunner
 
 from .. import handle
-from .store import TestStore
+from .store import ENDPOINT_ENV, EXTERNAL_ENDPOINT, TestStore
 
 RUNNER = "dynamo_app.test.runner.DynamoTestRunner"
 
@@ -48,35 +54,24 @@ def refuse_without_runner() -> None:
     handle.refused = NO_RUNNER
 
 
-class DynamoTestRunner(DiscoverRunner):
-    """``DiscoverRunner`` plus the run's throwaway DynamoDB (see the module docstring)."""
+_store: TestStore | None = None  # this process's: the run's, or a parallel worker's own
 
-    def setup_databases(self, **kwargs: Any) -> Any:
-        old_config = super().setup_databases(**kwargs)
-        handle.refused = OUTSIDE_A_TEST
-        self.dynamo_store = TestStore().start()
-        return old_config
 
-    def teardown_databases(self, old_config: Any, **kwargs: Any) -> None:
-        self.dynamo_store.stop()
-        handle.refused = NO_RUNNER
-        super().teardown_databases(old_config, **kwargs)
-
-    def get_resultclass(self) -> type[unittest.TestResult]:
-        base = super().get_resultclass() or unittest.TextTestResult
-        return type(base.__name__, (_EmptyTablesPerTest, base), {"store": self.dynamo_store})
+def _start_store() -> None:
+    global _store
+    handle.refused = OUTSIDE_A_TEST
+    _store = TestStore().start()
 
 
 class _EmptyTablesPerTest(unittest.TestResult):
     """Opens DynamoDB to each TestCase / TransactionTestCase test, on empty tables
     (``startTest`` runs after setUpClass and before setUp), and closes it after."""
 
-    store: TestStore
-
     def startTest(self, test: unittest.TestCase) -> None:
         if isinstance(test, TransactionTestCase):
+            assert _store is not None, "DynamoTestRunner.setup_databases() starts the store"
             handle.refused = None
-            self.store.empty()
+            _store.empty()
         else:
             handle.refused = NOT_A_DB_TEST.format(name=type(test).__qualname__)
         super().startTest(test)
@@ -84,3 +79,49 @@ class _EmptyTablesPerTest(unittest.TestResult):
     def stopTest(self, test: unittest.TestCase) -> None:
         super().stopTest(test)
         handle.refused = OUTSIDE_A_TEST
+
+
+def _init_worker(*args: Any) -> None:
+    """A ``--parallel`` worker: Django's own setup, then a store of the worker's own."""
+    django_runner._init_worker(*args)
+    _start_store()
+
+
+class _WorkerResult(_EmptyTablesPerTest, RemoteTestResult):
+    pass
+
+
+class _WorkerRunner(RemoteTestRunner):
+    resultclass = _WorkerResult
+
+
+class _ParallelSuite(ParallelTestSuite):
+    init_worker = _init_worker
+    runner_class = _WorkerRunner
+
+
+class DynamoTestRunner(DiscoverRunner):
+    """``DiscoverRunner`` plus the run's throwaway DynamoDB (see the module docstring)."""
+
+    parallel_test_suite = _ParallelSuite
+
+    def setup_databases(self, **kwargs: Any) -> Any:
+        if self.parallel > 1 and EXTERNAL_ENDPOINT:
+            raise ImproperlyConfigured(
+                f"--parallel with {ENDPOINT_ENV}: the workers would empty each other's tables "
+                "on the one server. Run without --parallel, or without the variable (each "
+                "worker then starts a local server of its own)."
+            )
+        old_config = super().setup_databases(**kwargs)
+        _start_store()
+        return old_config
+
+    def teardown_databases(self, old_config: Any, **kwargs: Any) -> None:
+        if _store is not None:
+            _store.stop()
+        handle.refused = NO_RUNNER
+        super().teardown_databases(old_config, **kwargs)
+
+    def get_resultclass(self) -> type[unittest.TestResult]:
+        base = super().get_resultclass() or unittest.TextTestResult
+        return type(base.__name__, (_EmptyTablesPerTest, base), {})
