@@ -5,8 +5,8 @@ it runs in every process that will serve or use the models - WSGI/ASGI
 workers, ``runserver`` (in the serving child, not the autoreloader's watcher),
 ``shell``, custom commands - and is skipped for the management commands that
 inspect or fix the schema or do not touch DynamoDB at all
-(``SCHEMA_EXEMPT_COMMANDS``), and for test runs (``dynamo_app.testing``
-creates the tables itself). Where it is skipped, so is the VERIFY_SCHEMA=False
+(``SCHEMA_EXEMPT_COMMANDS``), and for test runs, which never contact the
+configured store at all (``dynamo_app.test.store``). Where it is skipped, so is the VERIFY_SCHEMA=False
 warning: it would only be noise there.
 """
 

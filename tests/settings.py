@@ -1,7 +1,8 @@
 """Settings for dynamo_app's own test suite.
 
-DYNAMO uses the embedded local server; ``dynamo_app.testing`` reuses it and
-gives every test fresh tables.
+DYNAMO names the embedded local server, as a project's development settings
+would; a test run never starts it: ``dynamo_app.testing`` gives the run a server
+of its own and every test that asks fresh tables.
 """
 
 SECRET_KEY = "tests-only-not-secret"

@@ -27,6 +27,9 @@ from typing import Any
 
 import boto3
 import pytest
+from django.core.exceptions import ImproperlyConfigured
+
+from dynamo_app.test import runner, store
 
 REPO = Path(__file__).resolve().parent.parent
 REGIONS = ("us-east-1", "eu-west-1")
@@ -400,3 +403,21 @@ def test_fresh_project_pytest_with_the_embedded_state_file(fresh, state_file):
     assert output.startswith("exit 0"), output
     assert "9 passed" in output
     assert file_state(state_file) == before
+
+
+# --- a throwaway server only ---------------------------------------------------
+
+
+def test_a_test_endpoint_that_is_the_configured_one_is_refused(monkeypatch):
+    from django.test import override_settings
+
+    monkeypatch.setattr(store, "EXTERNAL_ENDPOINT", "http://127.0.0.1:8001")
+    with override_settings(DYNAMO={"ENABLED": True, "ENDPOINT": "http://127.0.0.1:8001/"}):
+        with pytest.raises(ImproperlyConfigured, match="DYNAMO_TEST_ENDPOINT is the configured"):
+            store.TestStore().start()
+
+
+def test_parallel_workers_do_not_share_a_test_endpoint(monkeypatch):
+    monkeypatch.setattr(runner, "EXTERNAL_ENDPOINT", "http://127.0.0.1:4566")
+    with pytest.raises(ImproperlyConfigured, match="--parallel with DYNAMO_TEST_ENDPOINT"):
+        runner.DynamoTestRunner(parallel=2).setup_databases(aliases=set())
