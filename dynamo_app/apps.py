@@ -6,8 +6,8 @@ workers, ``runserver`` (in the serving child, not the autoreloader's watcher),
 ``shell``, custom commands - and is skipped for the management commands that
 inspect or fix the schema or do not touch DynamoDB at all
 (``SCHEMA_EXEMPT_COMMANDS``), and for test runs, which never contact the
-configured store at all (``dynamo_app.test.store``). Where it is skipped, so is the VERIFY_SCHEMA=False
-warning: it would only be noise there.
+configured store at all (``dynamo_app.test.store``). Where it is skipped, so
+is the VERIFY_SCHEMA=False warning: it would only be noise there.
 """
 
 from __future__ import annotations

@@ -115,9 +115,11 @@ def _dynamo_access(request: pytest.FixtureRequest) -> Iterator[None]:
 
 
 def _is_db_case(request: pytest.FixtureRequest) -> bool:
+    if request.cls is None:
+        return False
     from django.test import TransactionTestCase
 
-    return request.cls is not None and issubclass(request.cls, TransactionTestCase)
+    return issubclass(request.cls, TransactionTestCase)
 
 
 @pytest.fixture(scope="session")
