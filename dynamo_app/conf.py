@@ -13,7 +13,7 @@ import logging
 import os
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import Field, dataclass, field, fields
 from decimal import Decimal
 from typing import Any
 
@@ -27,37 +27,12 @@ from .tables import table_name_problem
 
 SECTION = "DYNAMO"
 EMBEDDED = "embedded"
-
-DEFAULTS: dict[str, Any] = {
-    "ENABLED": False,
-    "REGION": "",
-    "ENDPOINT": "",
-    "ACCESS_KEY_ID": "",
-    "SECRET_ACCESS_KEY": "",
-    "SESSION_TOKEN": "",
-    "TABLE_PREFIX": "",
-    "TABLE_NAMES": {},
-    "TABLE_RESOLVER": None,
-    "TIMEOUT": "10s",
-    "MAX_IDLE_CONNS": 4,
-    "VERIFY_SCHEMA": True,
-    "AUTO_MIGRATE": False,
-    "RETRY": {},
-    "LOCAL_STATE_FILE": "",
-}
-
-RETRY_DEFAULTS: dict[str, Any] = {
-    "MAX_ATTEMPTS": 5,
-    "BASE_DELAY": "50ms",
-    "MAX_DELAY": "2s",
-}
-
-CREDENTIAL_KEYS = ("ACCESS_KEY_ID", "SECRET_ACCESS_KEY", "SESSION_TOKEN")
-SECRET_KEYS = ("SECRET_ACCESS_KEY", "SESSION_TOKEN")
 MASK = "********"
 
 _ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m)?\s*$")
+
+Parser = Callable[[str, Any], Any]
 
 
 class Secret:
@@ -87,33 +62,195 @@ class Secret:
         return MASK if self._value else ""
 
 
+# --- parsers: (key as named in messages, raw value) -> the field's value -------------------
+
+
+def parse_duration(key: str, value: Any) -> float:
+    """ "500ms", "10s", "2m" or a number of seconds -> seconds (float > 0)."""
+    if isinstance(value, bool):
+        raise _type_error(key, value, 'a duration such as "500ms", "10s" or a number of seconds')
+    if isinstance(value, (int, float, Decimal)):
+        seconds = float(value)
+    elif isinstance(value, str) and (m := _DURATION.match(value)):
+        number, unit = float(m.group(1)), m.group(2) or "s"
+        seconds = number * {"ms": 0.001, "s": 1.0, "m": 60.0}[unit]
+    else:
+        raise ImproperlyConfigured(
+            f'DYNAMO[{key!r}] = {value!r} is not a duration: use e.g. "500ms", "10s", '
+            '"2m" or a number of seconds.'
+        )
+    if seconds <= 0:
+        raise ImproperlyConfigured(f"DYNAMO[{key!r}] must be greater than zero, got {value!r}.")
+    return seconds
+
+
+def _type_error(key: str, value: Any, expected: str) -> ImproperlyConfigured:
+    shown = MASK if key in SECRET_KEYS else repr(value)
+    return ImproperlyConfigured(
+        f"DYNAMO[{key!r}] must be {expected}, got {type(value).__name__} {shown}."
+    )
+
+
+def _check_type(key: str, value: Any, kind: type | tuple[type, ...], expected: str) -> None:
+    if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
+        raise _type_error(key, value, expected)
+
+
+def _boolean(key: str, value: Any) -> bool:
+    _check_type(key, value, bool, "True or False")
+    return bool(value)
+
+
+def _string(key: str, value: Any) -> str:
+    _check_type(key, value, str, "a string")
+    return str(value)
+
+
+def _credential(key: str, value: Any) -> str:
+    """A string in which ``${NAME}`` is replaced with the environment variable's value."""
+
+    def replace(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name not in os.environ:
+            raise ImproperlyConfigured(
+                f"DYNAMO[{key!r}] refers to the environment variable ${{{name}}}, which is not "
+                f"set. Export {name} or put the value in the settings."
+            )
+        return os.environ[name]
+
+    return _ENV_REF.sub(replace, _string(key, value))
+
+
+def _secret(key: str, value: Any) -> Secret:
+    return Secret(_credential(key, value))
+
+
+def _endpoint(key: str, value: Any) -> str:
+    endpoint = _string(key, value).strip()
+    if endpoint and endpoint != EMBEDDED and not re.match(r"^https?://[^\s/]+", endpoint):
+        raise ImproperlyConfigured(
+            f'DYNAMO[\'ENDPOINT\'] = {endpoint!r} is not valid: use "" for AWS, "embedded" '
+            "for a local server started by the app, or a URL such as http://127.0.0.1:8001."
+        )
+    return endpoint
+
+
+def _prefix(key: str, value: Any) -> str:
+    prefix = _string(key, value)
+    if prefix and not re.match(r"^[A-Za-z0-9_.\-]*$", prefix):
+        raise ImproperlyConfigured(
+            f"DYNAMO['TABLE_PREFIX'] = {prefix!r} may only contain A-Z, a-z, 0-9, '_', '-' and '.'."
+        )
+    return prefix
+
+
+def _table_names(key: str, value: Any) -> dict[str, str]:
+    _check_type(key, value, dict, "a dict of declared -> deployed names")
+    for declared, deployed in value.items():
+        problem = table_name_problem(deployed)
+        if not isinstance(declared, str) or problem:
+            raise ImproperlyConfigured(
+                f"DYNAMO['TABLE_NAMES'][{declared!r}] = {deployed!r}: a deployed table name "
+                f"{problem or 'needs a string declared name'}."
+            )
+    return dict(value)
+
+
+def _resolver(key: str, value: Any) -> Callable[[str], str] | None:
+    resolver = value
+    if isinstance(value, str):
+        try:
+            resolver = import_string(value)
+        except ImportError as exc:
+            raise ImproperlyConfigured(
+                f"DYNAMO['TABLE_RESOLVER'] = {value!r} cannot be imported: {exc}"
+            ) from exc
+    if resolver is not None and not callable(resolver):
+        raise _type_error(key, resolver, "a callable or a dotted path to one")
+    return resolver
+
+
+def _pool_size(key: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise _type_error(key, value, "an integer of at least 1")
+    return value
+
+
+def _attempts(key: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ImproperlyConfigured(
+            f"DYNAMO['RETRY']['MAX_ATTEMPTS'] must be an integer of at least 1, got {value!r}."
+        )
+    return value
+
+
+def _path(key: str, value: Any) -> str:
+    _check_type(key, value, (str, os.PathLike), "a file path")
+    return os.fspath(value)
+
+
+def _retry(key: str, value: Any) -> RetrySettings:
+    _check_type(key, value, dict, "a dict with MAX_ATTEMPTS, BASE_DELAY, MAX_DELAY")
+    values = _parse_keys(RetrySettings, value, where="RETRY", named="RETRY.")
+    if values["max_delay"] < values["base_delay"]:
+        raise ImproperlyConfigured(
+            "DYNAMO['RETRY']['MAX_DELAY'] must not be smaller than BASE_DELAY."
+        )
+    return RetrySettings(**values)
+
+
+# --- the tables: one field per key, with its default as written in settings.py -----------
+
+
+def setting(default: Any, parser: Parser) -> Any:
+    """A settings key: the field's name upper-cased, ``default`` as a user would
+    write it, and the parser that checks a value and converts it to the field's."""
+    return field(
+        default_factory=lambda: parser("", default),
+        metadata={"default": default, "parse": parser},
+    )
+
+
+def keys(section: type) -> dict[str, Field[Any]]:
+    """The settings keys of a section class, by key name (upper-case)."""
+    return {f.name.upper(): f for f in fields(section) if "parse" in f.metadata}
+
+
+def defaults(section: type) -> dict[str, Any]:
+    """Each key's default, as written in settings.py."""
+    return {key: f.metadata["default"] for key, f in keys(section).items()}
+
+
 @dataclass(frozen=True)
 class RetrySettings:
-    max_attempts: int = 5
-    base_delay: float = 0.05
-    max_delay: float = 2.0
+    """``DYNAMO["RETRY"]``: see retry.py."""
+
+    max_attempts: int = setting(5, _attempts)
+    base_delay: float = setting("50ms", parse_duration)
+    max_delay: float = setting("2s", parse_duration)
 
 
 @dataclass(frozen=True)
 class DynamoSettings:
-    """The parsed, validated DYNAMO section. Field names are the keys, lower-cased."""
+    """The parsed, validated DYNAMO section. Field names are the keys, lower-cased;
+    each key is declared once, here, with its default and its parser."""
 
-    enabled: bool = False
-    region: str = ""
-    endpoint: str = ""
-    access_key_id: str = ""
-    secret_access_key: Secret = field(default_factory=lambda: Secret(""))
-    session_token: Secret = field(default_factory=lambda: Secret(""))
-    table_prefix: str = ""
-    table_names: dict[str, str] = field(default_factory=dict)
-    table_resolver: Callable[[str], str] | None = None
-    timeout: float = 10.0
-    max_idle_conns: int = 4
-    verify_schema: bool = True
-    auto_migrate: bool = False
-    retry: RetrySettings = field(default_factory=RetrySettings)
-    local_state_file: str = ""
-    region_source: str = "REGION"
+    enabled: bool = setting(False, _boolean)
+    region: str = setting("", _string)
+    endpoint: str = setting("", _endpoint)
+    access_key_id: str = setting("", _credential)
+    secret_access_key: Secret = setting("", _secret)
+    session_token: Secret = setting("", _secret)
+    table_prefix: str = setting("", _prefix)
+    table_names: dict[str, str] = setting({}, _table_names)
+    table_resolver: Callable[[str], str] | None = setting(None, _resolver)
+    timeout: float = setting("10s", parse_duration)
+    max_idle_conns: int = setting(4, _pool_size)
+    verify_schema: bool = setting(True, _boolean)
+    auto_migrate: bool = setting(False, _boolean)
+    retry: RetrySettings = setting({}, _retry)
+    local_state_file: str = setting("", _path)
+    region_source: str = "REGION"  # not a key: where ``region`` came from
 
     @property
     def embedded(self) -> bool:
@@ -149,68 +286,64 @@ class DynamoSettings:
         )
 
 
-def parse_duration(key: str, value: Any) -> float:
-    """ "500ms", "10s", "2m" or a number of seconds -> seconds (float > 0)."""
-    if isinstance(value, bool):
-        raise _type_error(key, value, 'a duration such as "500ms", "10s" or a number of seconds')
-    if isinstance(value, (int, float, Decimal)):
-        seconds = float(value)
-    elif isinstance(value, str) and (m := _DURATION.match(value)):
-        number, unit = float(m.group(1)), m.group(2) or "s"
-        seconds = number * {"ms": 0.001, "s": 1.0, "m": 60.0}[unit]
-    else:
-        raise ImproperlyConfigured(
-            f'DYNAMO[{key!r}] = {value!r} is not a duration: use e.g. "500ms", "10s", '
-            '"2m" or a number of seconds.'
+DEFAULTS: dict[str, Any] = defaults(DynamoSettings)
+RETRY_DEFAULTS: dict[str, Any] = defaults(RetrySettings)
+SECRET_KEYS = tuple(k for k, f in keys(DynamoSettings).items() if f.metadata["parse"] is _secret)
+
+
+# --- the rules between keys ----------------------------------------------------------------
+
+
+def _key_pair(values: dict[str, Any], debug: bool) -> None:
+    key_id, secret = values["access_key_id"], values["secret_access_key"]
+    if bool(key_id) != bool(secret):
+        given, missing = (
+            ("ACCESS_KEY_ID", "SECRET_ACCESS_KEY")
+            if key_id
+            else ("SECRET_ACCESS_KEY", "ACCESS_KEY_ID")
         )
-    if seconds <= 0:
-        raise ImproperlyConfigured(f"DYNAMO[{key!r}] must be greater than zero, got {value!r}.")
-    return seconds
+        raise ImproperlyConfigured(
+            f"DYNAMO[{given!r}] is set but DYNAMO[{missing!r}] is empty: set both, or neither "
+            "to use boto3's credential chain (environment, profile, instance role)."
+        )
+    if values["session_token"] and not key_id:
+        raise ImproperlyConfigured(
+            "DYNAMO['SESSION_TOKEN'] is set without ACCESS_KEY_ID/SECRET_ACCESS_KEY: a session "
+            "token only works together with the temporary key pair it was issued with."
+        )
 
 
-def _type_error(key: str, value: Any, expected: str) -> ImproperlyConfigured:
-    shown = MASK if key in SECRET_KEYS else repr(value)
-    return ImproperlyConfigured(
-        f"DYNAMO[{key!r}] must be {expected}, got {type(value).__name__} {shown}."
+def _auto_migrate_needs_debug(values: dict[str, Any], debug: bool) -> None:
+    if values["auto_migrate"] and not debug:
+        raise ImproperlyConfigured(
+            "DYNAMO['AUTO_MIGRATE'] is True but DEBUG is False: auto-migration is for "
+            "development only. Run `python manage.py dynamo_migrate` in your deploy instead."
+        )
+
+
+def _region(values: dict[str, Any], debug: bool) -> None:
+    """An enabled section needs a region: REGION, else the environment's, else
+    (embedded only) a default."""
+    if not values["enabled"] or values["region"]:
+        return
+    for env in ("AWS_REGION", "AWS_DEFAULT_REGION"):
+        if os.environ.get(env):
+            values.update(region=os.environ[env], region_source=env)
+            return
+    if values["endpoint"] == EMBEDDED:
+        values.update(region="us-east-1", region_source="the embedded default")
+        return
+    raise ImproperlyConfigured(
+        "DYNAMO['REGION'] is empty and neither AWS_REGION nor AWS_DEFAULT_REGION is set: "
+        "set DYNAMO['REGION'] (e.g. \"eu-west-1\") or export AWS_REGION."
     )
 
 
-def _expand(key: str, value: str) -> str:
-    """Replace ``${NAME}`` with the environment variable's value."""
-
-    def replace(match: re.Match[str]) -> str:
-        name = match.group(1)
-        if name not in os.environ:
-            raise ImproperlyConfigured(
-                f"DYNAMO[{key!r}] refers to the environment variable ${{{name}}}, which is not "
-                f"set. Export {name} or put the value in the settings."
-            )
-        return os.environ[name]
-
-    return _ENV_REF.sub(replace, value)
-
-
-def _check_type(key: str, value: Any, kind: type | tuple[type, ...], expected: str) -> None:
-    if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
-        raise _type_error(key, value, expected)
-
-
-def _parse_retry(raw: Any) -> RetrySettings:
-    _check_type("RETRY", raw, dict, "a dict with MAX_ATTEMPTS, BASE_DELAY, MAX_DELAY")
-    _reject_unknown(raw, RETRY_DEFAULTS, "RETRY")
-    merged = {**RETRY_DEFAULTS, **raw}
-    attempts = merged["MAX_ATTEMPTS"]
-    if isinstance(attempts, bool) or not isinstance(attempts, int) or attempts < 1:
-        raise ImproperlyConfigured(
-            f"DYNAMO['RETRY']['MAX_ATTEMPTS'] must be an integer of at least 1, got {attempts!r}."
-        )
-    base = parse_duration("RETRY.BASE_DELAY", merged["BASE_DELAY"])
-    cap = parse_duration("RETRY.MAX_DELAY", merged["MAX_DELAY"])
-    if cap < base:
-        raise ImproperlyConfigured(
-            "DYNAMO['RETRY']['MAX_DELAY'] must not be smaller than BASE_DELAY."
-        )
-    return RetrySettings(max_attempts=attempts, base_delay=base, max_delay=cap)
+RULES: tuple[Callable[[dict[str, Any], bool], None], ...] = (
+    _key_pair,
+    _auto_migrate_needs_debug,
+    _region,
+)
 
 
 def _reject_unknown(raw: dict[str, Any], known: dict[str, Any], where: str) -> None:
@@ -223,18 +356,16 @@ def _reject_unknown(raw: dict[str, Any], known: dict[str, Any], where: str) -> N
             )
 
 
-def _resolve_region(raw_region: str, embedded: bool) -> tuple[str, str]:
-    if raw_region:
-        return raw_region, "REGION"
-    for env in ("AWS_REGION", "AWS_DEFAULT_REGION"):
-        if os.environ.get(env):
-            return os.environ[env], env
-    if embedded:
-        return "us-east-1", "the embedded default"
-    raise ImproperlyConfigured(
-        "DYNAMO['REGION'] is empty and neither AWS_REGION nor AWS_DEFAULT_REGION is set: "
-        "set DYNAMO['REGION'] (e.g. \"eu-west-1\") or export AWS_REGION."
-    )
+def _parse_keys(
+    section: type, raw: dict[str, Any], *, where: str, named: str = ""
+) -> dict[str, Any]:
+    """Every key of ``section`` parsed by its own parser: ``raw``'s value or the default."""
+    table = keys(section)
+    _reject_unknown(raw, table, where)
+    return {
+        f.name: f.metadata["parse"](named + key, raw.get(key, f.metadata["default"]))
+        for key, f in table.items()
+    }
 
 
 def parse(raw: Any, *, debug: bool = False) -> DynamoSettings:
@@ -245,99 +376,10 @@ def parse(raw: Any, *, debug: bool = False) -> DynamoSettings:
         raise ImproperlyConfigured(
             f"settings.DYNAMO must be a dict of upper-case keys, got {type(raw).__name__}."
         )
-    _reject_unknown(raw, DEFAULTS, "settings.DYNAMO")
-    values = {**DEFAULTS, **raw}
-
-    for key in ("ENABLED", "VERIFY_SCHEMA", "AUTO_MIGRATE"):
-        _check_type(key, values[key], bool, "True or False")
-    str_keys = ("REGION", "ENDPOINT", "TABLE_PREFIX", *CREDENTIAL_KEYS)
-    for key in str_keys:
-        _check_type(key, values[key], str, "a string")
-    _check_type("TABLE_NAMES", values["TABLE_NAMES"], dict, "a dict of declared -> deployed names")
-    _check_type("LOCAL_STATE_FILE", values["LOCAL_STATE_FILE"], (str, os.PathLike), "a file path")
-    pool = values["MAX_IDLE_CONNS"]
-    if isinstance(pool, bool) or not isinstance(pool, int) or pool < 1:
-        raise _type_error("MAX_IDLE_CONNS", pool, "an integer of at least 1")
-
-    creds = {key: _expand(key, values[key]) for key in CREDENTIAL_KEYS}
-    if bool(creds["ACCESS_KEY_ID"]) != bool(creds["SECRET_ACCESS_KEY"]):
-        given, missing = (
-            ("ACCESS_KEY_ID", "SECRET_ACCESS_KEY")
-            if creds["ACCESS_KEY_ID"]
-            else ("SECRET_ACCESS_KEY", "ACCESS_KEY_ID")
-        )
-        raise ImproperlyConfigured(
-            f"DYNAMO[{given!r}] is set but DYNAMO[{missing!r}] is empty: set both, or neither "
-            "to use boto3's credential chain (environment, profile, instance role)."
-        )
-    if creds["SESSION_TOKEN"] and not creds["ACCESS_KEY_ID"]:
-        raise ImproperlyConfigured(
-            "DYNAMO['SESSION_TOKEN'] is set without ACCESS_KEY_ID/SECRET_ACCESS_KEY: a session "
-            "token only works together with the temporary key pair it was issued with."
-        )
-
-    endpoint = values["ENDPOINT"].strip()
-    if endpoint and endpoint != EMBEDDED and not re.match(r"^https?://[^\s/]+", endpoint):
-        raise ImproperlyConfigured(
-            f'DYNAMO[\'ENDPOINT\'] = {endpoint!r} is not valid: use "" for AWS, "embedded" '
-            "for a local server started by the app, or a URL such as http://127.0.0.1:8001."
-        )
-
-    prefix = values["TABLE_PREFIX"]
-    if prefix and not re.match(r"^[A-Za-z0-9_.\-]*$", prefix):
-        raise ImproperlyConfigured(
-            f"DYNAMO['TABLE_PREFIX'] = {prefix!r} may only contain A-Z, a-z, 0-9, '_', '-' and '.'."
-        )
-    names = values["TABLE_NAMES"]
-    for declared, deployed in names.items():
-        problem = table_name_problem(deployed)
-        if not isinstance(declared, str) or problem:
-            raise ImproperlyConfigured(
-                f"DYNAMO['TABLE_NAMES'][{declared!r}] = {deployed!r}: a deployed table name "
-                f"{problem or 'needs a string declared name'}."
-            )
-
-    resolver = values["TABLE_RESOLVER"]
-    if isinstance(resolver, str):
-        try:
-            resolver = import_string(resolver)
-        except ImportError as exc:
-            raise ImproperlyConfigured(
-                f"DYNAMO['TABLE_RESOLVER'] = {values['TABLE_RESOLVER']!r} cannot be imported: {exc}"
-            ) from exc
-    if resolver is not None and not callable(resolver):
-        raise _type_error("TABLE_RESOLVER", resolver, "a callable or a dotted path to one")
-
-    if values["AUTO_MIGRATE"] and not debug:
-        raise ImproperlyConfigured(
-            "DYNAMO['AUTO_MIGRATE'] is True but DEBUG is False: auto-migration is for "
-            "development only. Run `python manage.py dynamo_migrate` in your deploy instead."
-        )
-
-    enabled = values["ENABLED"]
-    region, region_source = (
-        _resolve_region(values["REGION"], endpoint == EMBEDDED)
-        if enabled
-        else (values["REGION"], "REGION")
-    )
-    return DynamoSettings(
-        enabled=enabled,
-        region=region,
-        region_source=region_source,
-        endpoint=endpoint,
-        access_key_id=creds["ACCESS_KEY_ID"],
-        secret_access_key=Secret(creds["SECRET_ACCESS_KEY"]),
-        session_token=Secret(creds["SESSION_TOKEN"]),
-        table_prefix=prefix,
-        table_names=dict(names),
-        table_resolver=resolver,
-        timeout=parse_duration("TIMEOUT", values["TIMEOUT"]),
-        max_idle_conns=pool,
-        verify_schema=values["VERIFY_SCHEMA"],
-        auto_migrate=values["AUTO_MIGRATE"],
-        retry=_parse_retry(values["RETRY"]),
-        local_state_file=os.fspath(values["LOCAL_STATE_FILE"]),
-    )
+    values = _parse_keys(DynamoSettings, raw, where="settings.DYNAMO")
+    for rule in RULES:
+        rule(values, debug)
+    return DynamoSettings(**values)
 
 
 def require_installed(what: str) -> None:

@@ -1,9 +1,20 @@
 """The DYNAMO settings section: every rule of the section, one test each."""
 
+from dataclasses import fields
+from pathlib import Path
+
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
-from dynamo_app.conf import MASK, parse, parse_duration
+from dynamo_app.conf import (
+    DEFAULTS,
+    MASK,
+    RETRY_DEFAULTS,
+    DynamoSettings,
+    RetrySettings,
+    parse,
+    parse_duration,
+)
 
 CANARY = "CANARY-SECRET-9f3b1c"
 
@@ -177,3 +188,35 @@ def test_section_must_be_a_dict():
 
 def upper_resolver(declared: str) -> str:
     return "PROD-" + declared.upper()
+
+
+# --- each key declared once: the table in conf.py is the only declaration ------------------
+
+
+def test_the_table_is_the_section_its_defaults_and_its_parsers():
+    """Every field of DynamoSettings is a key declared with its default and parser (but the
+    derived ``region_source``), so DynamoSettings() is the parsed default section."""
+    declared = {f.name for f in fields(DynamoSettings)} - {"region_source"}
+    assert {key.lower() for key in DEFAULTS} == declared
+    assert DynamoSettings() == parse({})
+    assert {key.lower() for key in RETRY_DEFAULTS} == {f.name for f in fields(RetrySettings)}
+    assert RetrySettings() == parse({}).retry
+
+
+def _readme_default(value):
+    return f'"{value}"' if isinstance(value, str) else repr(value)
+
+
+def test_the_readme_settings_table_lists_every_key_with_its_default():
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    section = readme.split("## Settings: the `DYNAMO` section", 1)[1].split("\n## ", 1)[0]
+    rows = {
+        cells[0].strip("` "): cells
+        for line in section.splitlines()
+        if line.startswith("| `") and (cells := [c.strip() for c in line.strip("|").split("|")])
+    }
+    assert list(rows) == list(DEFAULTS)
+    for key, default in DEFAULTS.items():
+        assert rows[key][1] == f"`{_readme_default(default)}`", key
+    for key, default in RETRY_DEFAULTS.items():
+        assert f"`{key}`" in rows["RETRY"][2] and _readme_default(default) in rows["RETRY"][2]
