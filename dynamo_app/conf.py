@@ -409,15 +409,16 @@ def get_settings() -> DynamoSettings:
     return _parsed
 
 
-def reload(**kwargs: Any) -> None:
-    """Forget the parsed section (and the handle built from it)."""
-    global _parsed
-    if kwargs.get("setting") not in (None, SECTION, "DEBUG"):
-        return
-    _parsed = None
-    from . import handle  # the handle is built from these settings
+def changes_section(setting: str | None) -> bool:
+    """Whether a change of ``setting`` (None: unknown) can change the parsed section."""
+    return setting in (None, SECTION, "DEBUG")
 
-    handle.reset()
+
+def reload(**kwargs: Any) -> None:
+    """Forget the parsed section; what was built from it listens for itself."""
+    global _parsed
+    if changes_section(kwargs.get("setting")):
+        _parsed = None
 
 
 setting_changed.connect(reload, dispatch_uid="dynamo_app.conf.reload")

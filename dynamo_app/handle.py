@@ -28,9 +28,10 @@ from botocore.exceptions import (
     ResponseStreamingError,
 )
 from django.core.exceptions import ImproperlyConfigured
+from django.core.signals import setting_changed
 
 from . import exceptions
-from .conf import DynamoSettings, get_settings
+from .conf import DynamoSettings, changes_section, get_settings
 from .parser import ResponseParserFactory
 from .retry import Decision, RetryPolicy, classify, error_code, server_error
 from .tables import TableResolver
@@ -304,4 +305,10 @@ def reset() -> None:
         _handle = None
 
 
+def _settings_changed(setting: str, **kwargs: Any) -> None:
+    if changes_section(setting):
+        reset()
+
+
+setting_changed.connect(_settings_changed, dispatch_uid="dynamo_app.handle.reset")
 atexit.register(reset)
