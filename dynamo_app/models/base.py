@@ -12,7 +12,7 @@ Every instance method that talks to DynamoDB makes exactly one request.
 from __future__ import annotations
 
 import threading
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 from .. import exceptions
 from ..conf import require_installed
@@ -38,14 +38,17 @@ def registered_models() -> list[type[Model]]:
 
 
 class ModelBase(type):
-    def __new__(mcs, name: str, bases: tuple[type, ...], attrs: dict[str, Any], **kw: Any):
+    def __new__(
+        mcs, name: str, bases: tuple[type, ...], attrs: dict[str, Any], **kw: Any
+    ) -> ModelBase:
         parents = [b for b in bases if isinstance(b, ModelBase)]
         if not parents:
             return super().__new__(mcs, name, bases, attrs, **kw)
         meta = attrs.pop("Meta", None)
         own_fields = {k: v for k, v in attrs.items() if isinstance(v, Field)}
         own_queries = {k: v for k, v in attrs.items() if isinstance(v, DeclaredQuery)}
-        cls = super().__new__(mcs, name, bases, attrs, **kw)
+        new_class = super().__new__(mcs, name, bases, attrs, **kw)
+        cls = cast("type[Model]", new_class)  # a type checker cannot know a Model is being made
 
         fields: dict[str, Field] = {}
         queries: dict[str, DeclaredQuery] = {}
@@ -91,7 +94,7 @@ class ModelBase(type):
             register_idempotency_table()
             with _models_lock:
                 _models[cls._meta.label] = cls
-        return cls
+        return new_class
 
 
 def attribute_clash(model: type, name: str) -> str | None:
@@ -146,7 +149,7 @@ class Model(metaclass=ModelBase):
     """Base class of every DynamoDB model. See ``docs/models.md``."""
 
     _meta: ClassVar[Options]
-    objects: ClassVar[Manager]
+    objects: ClassVar[Manager[Any]]
     DoesNotExist: ClassVar[type[exceptions.DoesNotExist]]
     # Kept in each instance's __dict__ beside the field values (see __init__).
     _extra: dict[str, Any]
