@@ -6,10 +6,14 @@ secret: settings values that are secrets are masked before any message is built.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from django.core.exceptions import ImproperlyConfigured, ObjectDoesNotExist
 from django.core.exceptions import ValidationError as DjangoValidationError
+
+if TYPE_CHECKING:
+    from .models.base import Model
 
 
 class DynamoError(Exception):
@@ -111,10 +115,11 @@ class WriteError(DynamoError):
 
 
 class ConditionFailed(WriteError):
-    """A write's condition did not hold. ``item`` holds the current values when
-    DynamoDB returned them (decoded to Python by the model, when known)."""
+    """A write's condition did not hold. ``item`` is the item as stored, when
+    DynamoDB returned it: a model instance from a model's write, the wire item
+    (attribute values as sent) from a raw ``Handle.call``."""
 
-    def __init__(self, message: str, *, item: dict[str, Any] | None = None) -> None:
+    def __init__(self, message: str, *, item: Model | dict[str, Any] | None = None) -> None:
         super().__init__(message)
         self.item = item
 
@@ -140,7 +145,7 @@ class UniqueViolation(WriteError):
 class TransactionCanceled(WriteError):
     """DynamoDB cancelled a transaction; ``reasons`` holds one entry per action."""
 
-    def __init__(self, message: str, *, reasons: list[dict[str, Any]] | None = None) -> None:
+    def __init__(self, message: str, *, reasons: Sequence[Mapping[str, Any]] | None = None) -> None:
         super().__init__(message)
         self.reasons = reasons or []
 

@@ -33,7 +33,7 @@ from django.core.signals import setting_changed
 from . import exceptions
 from .conf import DynamoSettings, changes_section, get_settings
 from .parser import ResponseParserFactory
-from .retry import Decision, RetryPolicy, classify, error_code, server_error
+from .retry import Decision, RetryPolicy, classify, error_code, server_error, stored_item
 from .tables import TableResolver
 
 logger = logging.getLogger("dynamo_app")
@@ -181,7 +181,7 @@ class Handle:
         if code == "ConditionalCheckFailedException":
             return exceptions.ConditionFailed(
                 f"The condition of {operation}{where} did not hold; nothing was written.",
-                item=exc.response.get("Item"),
+                item=stored_item(exc),
             )
         if code == "TransactionCanceledException":
             reasons = exc.response.get("CancellationReasons") or []

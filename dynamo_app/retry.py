@@ -32,7 +32,7 @@ import logging
 import random
 import time
 from collections.abc import Callable, Mapping
-from typing import Any, TypeGuard
+from typing import Any, TypeGuard, cast
 
 from botocore.exceptions import (
     ChecksumError,
@@ -101,6 +101,12 @@ def error_code(exc: BaseException) -> str:
     return ""
 
 
+def stored_item(exc: ClientError) -> dict[str, Any] | None:
+    """The item a failed condition found (``ReturnValuesOnConditionCheckFailure``),
+    in wire form. botocore's type for an error response leaves this key out."""
+    return cast("dict[str, Any] | None", exc.response.get("Item"))
+
+
 def cancellation_codes(exc: ClientError) -> list[str]:
     reasons = exc.response.get("CancellationReasons") or []
     return [str(r.get("Code") or "None") for r in reasons]
@@ -158,7 +164,7 @@ def our_write_in_place(operation: str, params: Mapping[str, Any], exc: ClientErr
     request: DynamoDB returns the item with the failure."""
     if params.get("ReturnValuesOnConditionCheckFailure") != "ALL_OLD":
         return False
-    stored = exc.response.get("Item")
+    stored = stored_item(exc)
     if operation == "delete_item":
         return stored is None
     return stored is not None and same_item(stored, params["Item"])

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ..exceptions import (
     AlreadyExists,
@@ -167,7 +167,8 @@ def send(actions: list[Action], **extra: Any) -> Any:
     except ConditionFailed as exc:
         if action.on_condition_failed is None:
             raise
-        raise action.on_condition_failed(exc.item) from exc.__cause__
+        # handle.call raised it, so the item is the wire item
+        raise action.on_condition_failed(cast("dict[str, Any] | None", exc.item)) from exc.__cause__
     if action.on_success is not None:
         action.on_success()
     return response
