@@ -29,10 +29,11 @@ def in_thread(
     """
     name = method.__name__
 
-    @functools.wraps(method)
-    async def twin(self: S, *args: P.args, **kwargs: P.kwargs) -> T:
-        return await sync_to_async(getattr(self, name), thread_sensitive=False)(*args, **kwargs)
+    async def twin(self: S, /, *args: P.args, **kwargs: P.kwargs) -> T:
+        sync: Callable[P, T] = getattr(self, name)
+        return await sync_to_async(sync, thread_sensitive=False)(*args, **kwargs)
 
+    functools.update_wrapper(twin, method)
     twin.__name__ = f"a{name}"
     twin.__qualname__ = f"{method.__qualname__.rpartition('.')[0]}.a{name}".lstrip(".")
     twin.__doc__ = f"Async ``{name}()``, run in a worker thread.\n\n{method.__doc__ or ''}".strip()
@@ -41,4 +42,8 @@ def in_thread(
 
 async def next_in_thread(iterator: Iterator[T]) -> T | None:
     """The next item of a blocking iterator (``None`` at its end), fetched in a worker thread."""
-    return await sync_to_async(next, thread_sensitive=False)(iterator, None)
+
+    def step() -> T | None:
+        return next(iterator, None)
+
+    return await sync_to_async(step, thread_sensitive=False)()

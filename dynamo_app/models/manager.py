@@ -45,7 +45,7 @@ class Manager(Generic[M]):
 
     # --- single items: one request each
 
-    def get(self, *, consistent: bool = False, **key: Any) -> M:
+    def get(self, /, *, consistent: bool = False, **key: Any) -> M:
         """One GetItem by the full primary key; raises ``Model.DoesNotExist``."""
         meta = self.model._meta
         names = {f.name for f in meta.key_fields}
@@ -68,7 +68,7 @@ class Manager(Generic[M]):
             raise self.model.DoesNotExist(f"{meta.object_name} matching {key} does not exist.")
         return meta.decode(item)  # type: ignore[return-value]
 
-    def create(self, **values: Any) -> M:
+    def create(self, /, **values: Any) -> M:
         """Insert a new item, conditioned on its key being free (``AlreadyExists``).
 
         One PutItem; with unique constraints, one TransactWriteItems that also
@@ -80,6 +80,7 @@ class Manager(Generic[M]):
 
     def increment(
         self,
+        /,
         *,
         idempotency_key: str | None = None,
         defaults: dict[str, Any] | None = None,
