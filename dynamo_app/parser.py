@@ -20,7 +20,7 @@ read as an item or as no item. A response without the header is parsed as is.
 from __future__ import annotations
 
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from botocore import parsers
@@ -46,31 +46,36 @@ def _value(value: Any, blob: Callable[[Any], bytes]) -> Any:
     return value
 
 
+# botocore-stubs declare botocore's public API only: the private members these
+# classes extend (_blob_parser, _handle_map, _handle_structure, _defaults) carry
+# targeted ignores.
+
+
 class DynamoJSONParser(parsers.JSONParser):
     """botocore's JSON parser, with attribute values converted directly."""
 
-    def parse(self, response: dict[str, Any], shape: Any) -> Any:
+    def parse(self, response: Mapping[str, Any], shape: Any) -> Any:
         expected = response["headers"].get("x-amz-crc32")
         if expected is not None:
             actual = zlib.crc32(response["body"])
             if not expected.isdigit() or int(expected) != actual:
                 raise ChecksumError(
-                    checksum_type="crc32", expected_checksum=expected, actual_checksum=actual
+                    checksum_type="crc32", expected_checksum=expected, actual_checksum=str(actual)
                 )
         return super().parse(response, shape)
 
     def _handle_map(self, shape: Any, value: Any) -> Any:
         if shape.value.name == _ATTRIBUTE_VALUE and isinstance(value, dict):
-            blob = self._blob_parser
+            blob = self._blob_parser  # type: ignore[attr-defined]
             for member in value.values():
                 _value(member, blob)
             return value
-        return super()._handle_map(shape, value)
+        return super()._handle_map(shape, value)  # type: ignore[misc]
 
     def _handle_structure(self, shape: Any, value: Any) -> Any:
         if shape.name == _ATTRIBUTE_VALUE and value is not None:
-            return _value(value, self._blob_parser)
-        return super()._handle_structure(shape, value)
+            return _value(value, self._blob_parser)  # type: ignore[attr-defined]
+        return super()._handle_structure(shape, value)  # type: ignore[misc]
 
 
 class ResponseParserFactory(parsers.ResponseParserFactory):
@@ -78,5 +83,5 @@ class ResponseParserFactory(parsers.ResponseParserFactory):
 
     def create_parser(self, protocol_name: str) -> Any:
         if protocol_name == "json":
-            return DynamoJSONParser(**self._defaults)
+            return DynamoJSONParser(**self._defaults)  # type: ignore[attr-defined]
         return super().create_parser(protocol_name)
