@@ -118,7 +118,7 @@ class Handle:
         """The deployed name of a declared table (one resolver for every caller)."""
         return self.resolver(declared_name)
 
-    def call(self, operation: str, **params: Any) -> Any:
+    def call(self, operation: str, **params: Any) -> dict[str, Any]:
         """Run one client operation under the retry policy; raise the app's errors.
 
         Whether a failed attempt is sent again is decided by ``retry`` from the

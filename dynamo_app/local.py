@@ -62,7 +62,8 @@ def _is_write(environ: dict[str, Any]) -> bool:
     operation = environ.get("HTTP_X_AMZ_TARGET", "").rpartition(".")[2]
     if operation:
         return operation not in READ_OPERATIONS
-    return environ.get("PATH_INFO", "").startswith("/moto-api/reset")
+    path: str = environ.get("PATH_INFO", "")
+    return path.startswith("/moto-api/reset")
 
 
 class _OneAtATime:

@@ -170,9 +170,10 @@ def _in_parallel(func: Callable[[T], R], items: list[T]) -> list[R]:
 def _describe(handle: Handle, deployed_name: str) -> dict[str, Any] | None:
     """The table's description, or None when it does not exist."""
     try:
-        return handle.call("describe_table", TableName=deployed_name)["Table"]
+        table: dict[str, Any] = handle.call("describe_table", TableName=deployed_name)["Table"]
     except TableNotFound:
         return None
+    return table
 
 
 def observed_definition(description: Mapping[str, Any]) -> TableDefinition:

@@ -142,7 +142,10 @@ class TableDefinition:
 
 
 # Where each kind of index stands in CreateTable requests and DescribeTable answers.
-INDEX_ENTRIES = (("global", "GlobalSecondaryIndexes"), ("local", "LocalSecondaryIndexes"))
+INDEX_ENTRIES: tuple[tuple[Literal["global", "local"], str], ...] = (
+    ("global", "GlobalSecondaryIndexes"),
+    ("local", "LocalSecondaryIndexes"),
+)
 
 
 def _key_schema(partition: KeyAttribute, sort: KeyAttribute | None) -> list[dict[str, str]]:

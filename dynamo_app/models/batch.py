@@ -139,6 +139,7 @@ def _transactions(plans: list[Plan]) -> list[tuple[Transaction, list[Model]]]:
     """Groups packed in order into transactions within DynamoDB's limits, each
     prepared (merged and checked) before the first is sent."""
     out: list[tuple[Transaction, list[Model]]] = []
+    objs: list[Model]
     tx, objs, size = Transaction(), [], 0
     for group in _linked(plans):
         actions = [a for _, plan in group for a in plan]

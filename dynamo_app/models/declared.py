@@ -407,6 +407,7 @@ class DeclaredQuery:
             qs = qs.where(**dict(_lookup(c, kwargs) for c in where))
         if self.order == "desc":
             sort = self.model._meta.key_schema(self.index).sort  # type: ignore[union-attr]
+            assert sort is not None  # a model whose desc query has no sort key fails E213
             qs = qs.order_by(f"-{sort.name}")
         if self.consistent:
             qs = qs.consistent()

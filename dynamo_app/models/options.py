@@ -338,7 +338,7 @@ class Options:
                         "sort key.",
                         "Declare a GlobalIndex instead.",
                     )
-                partition = self.partition_key
+                partition: Field | None = self.partition_key
             else:
                 partition = self._key_field(index, "partition_key", index.partition_key)
             sort = self._key_field(index, "sort_key", index.sort_key)
@@ -589,6 +589,7 @@ class Options:
                 field = field.of
             if value is None:
                 return {"NULL": True}
+            encoded: dict[str, Any] | None
             if len(parts) > 1 and field.name == name:
                 encoded = wire.encode(value)
             elif kind == "element":
