@@ -107,22 +107,22 @@ def check_unique(*, repair: bool = False) -> Report:
             report.findings.append(finding)
 
     for lock, record in locks.items():
-        model = models.get(record.get("model", {}).get("S"))
-        if model is None or lock in expected:
+        holder = models.get(record.get("model", {}).get("S"))
+        if holder is None or lock in expected:
             continue
-        constraint = next(
-            (c for c in model._meta.unique if c.name == record["constraint"]["S"]), None
+        declared = next(
+            (c for c in holder._meta.unique if c.name == record["constraint"]["S"]), None
         )
         value = json.loads(record.get("value", {}).get("S", "null"))
         finding = Finding(
             "orphan",
-            model.__name__,
+            holder.__name__,
             record["constraint"]["S"],
             value,
             f"lock owned by {record['owner']['S']}, which does not hold it",
         )
-        if repair and constraint is not None:
-            finding.repaired = _release_orphan(model, constraint, record)
+        if repair and declared is not None:
+            finding.repaired = _release_orphan(holder, declared, record)
         report.findings.append(finding)
     return report
 
@@ -177,6 +177,7 @@ def _release_orphan(model: type[Model], constraint: Unique, record: dict[str, An
     )
     pk = model._meta.partition_key.name
     still_holds = all_of(Attr(n) == v for n, v in _lock_values(constraint, record).items())
+    assert still_holds is not None  # a constraint names at least one field
     tx.condition_check(owner, Attr(pk).not_exists() | ~still_holds)
     return _commit(tx)
 

@@ -253,13 +253,14 @@ class SessionStore(SessionBase):
     def save(self, must_create: bool = False) -> None:
         if self.session_key is None:
             return self.create()
-        data = self._get_session(no_load=must_create)
+        # django-stubs leave out SessionBase's private _get_session/_aget_session
+        data = self._get_session(no_load=must_create)  # type: ignore[attr-defined]
         _put_item(self._item(self.session_key, data, self.get_expiry_date()), must_create)
 
     async def asave(self, must_create: bool = False) -> None:
         if self.session_key is None:
             return await self.acreate()
-        data = await self._aget_session(no_load=must_create)
+        data = await self._aget_session(no_load=must_create)  # type: ignore[attr-defined]
         item = self._item(self.session_key, data, await self.aget_expiry_date())
         await _in_thread(_put_item)(item, must_create)
 
@@ -278,7 +279,7 @@ class SessionStore(SessionBase):
     # --- maintenance -------------------------------------------------------------
 
     @classmethod
-    def clear_expired(cls) -> int:
+    def clear_expired(cls) -> int:  # type: ignore[override]  # Django's returns None
         """Delete expired sessions; return how many. TTL does this for free
         (late); this is for tables without TTL or to reclaim space now.
 
@@ -308,7 +309,7 @@ class SessionStore(SessionBase):
         return deleted
 
     @classmethod
-    async def aclear_expired(cls) -> int:
+    async def aclear_expired(cls) -> int:  # type: ignore[override]  # Django's returns None
         return await _in_thread(cls.clear_expired)()
 
 

@@ -242,7 +242,7 @@ def idempotency_action(key: str) -> Action:
         )
     handle = get_handle()
     now = int(time.time())
-    params = {
+    params: dict[str, Any] = {
         "TableName": handle.table_name(IDEMPOTENCY_TABLE),
         "Item": {
             IDEMPOTENCY_KEY: {"S": key},

@@ -125,8 +125,8 @@ class Unique:
             if value is None:
                 return None
             encoded.append(canonical(fields[name].encode_key(value)))
-        scope, values = encoded[: len(self.within)], encoded[len(self.within) :]
-        return _to_json([self.meta.table_name, self.name, scope, values])
+        scope, claimed = encoded[: len(self.within)], encoded[len(self.within) :]
+        return _to_json([self.meta.table_name, self.name, scope, claimed])
 
     # --- lock actions
 
