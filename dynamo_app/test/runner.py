@@ -83,7 +83,7 @@ class _EmptyTablesPerTest(unittest.TestResult):
 
 def _init_worker(*args: Any) -> None:
     """A ``--parallel`` worker: Django's own setup, then a store of the worker's own."""
-    django_runner._init_worker(*args)
+    django_runner._init_worker(*args)  # type: ignore[attr-defined]  # private: not in django-stubs
     _start_store()
 
 
@@ -122,6 +122,6 @@ class DynamoTestRunner(DiscoverRunner):
         handle.refused = NO_RUNNER
         super().teardown_databases(old_config, **kwargs)
 
-    def get_resultclass(self) -> type[unittest.TestResult]:
+    def get_resultclass(self) -> type[unittest.TextTestResult]:
         base = super().get_resultclass() or unittest.TextTestResult
         return type(base.__name__, (_EmptyTablesPerTest, base), {})
