@@ -7,7 +7,7 @@ caller ever concatenates user input into an expression.
 
 Conditions are built with :class:`Attr`::
 
-    (Attr("status") == "open") & Attr("retries").lt(3) | ~Attr("owner").exists()
+    (Attr("status") == "open") & (Attr("retries") < 3) | ~Attr("owner").exists()
 
 A :class:`Compiler` turns them into expression text plus the placeholder
 maps. Models give the compiler two hooks: ``resolve`` maps a Python path

@@ -1,5 +1,5 @@
 """The demo project's settings as environment variables shape them (development
-defaults, the production configuration of docs/demo.md)."""
+defaults, the README's "Production configuration")."""
 
 from __future__ import annotations
 

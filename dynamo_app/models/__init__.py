@@ -1,6 +1,6 @@
 """``from dynamo_app import models``: declare DynamoDB tables as Django-style models.
 
-See ``docs/models.md``.
+See the README, "Models".
 """
 
 from ..exceptions import (

@@ -146,7 +146,7 @@ def _bind_managers(cls: type[Model], attrs: dict[str, Any]) -> None:
 
 
 class Model(metaclass=ModelBase):
-    """Base class of every DynamoDB model. See ``docs/models.md``."""
+    """Base class of every DynamoDB model. See the README, "Models"."""
 
     _meta: ClassVar[Options]
     objects: ClassVar[Manager[Any]]

@@ -1,7 +1,7 @@
 """Declared queries: named access patterns, checked before the first request.
 
-The Python form of Popcorn Web's ``.pw.dynamo`` files. A query is declared
-on the model with its key condition written the way DynamoDB reads it::
+A query is declared on the model with its key condition written the way
+DynamoDB reads it::
 
     class Reading(models.Model):
         ...
