@@ -157,7 +157,7 @@ def _table_names(key: str, value: Any) -> dict[str, str]:
 
 
 def _resolver(key: str, value: Any) -> Callable[[str], str] | None:
-    resolver = value
+    resolver: Callable[[str], str] | None = value
     if isinstance(value, str):
         try:
             resolver = import_string(value)
@@ -186,7 +186,8 @@ def _attempts(key: str, value: Any) -> int:
 
 def _path(key: str, value: Any) -> str:
     _check_type(key, value, (str, os.PathLike), "a file path")
-    return os.fspath(value)
+    path: str = os.fspath(value)
+    return path
 
 
 def _retry(key: str, value: Any) -> RetrySettings:
