@@ -25,6 +25,8 @@ from django.utils.module_loading import import_string
 from .exceptions import NotInstalled
 from .tables import table_name_problem
 
+__all__ = ["DynamoSettings", "RetrySettings", "Secret", "get_settings", "reload"]
+
 SECTION = "DYNAMO"
 EMBEDDED = "embedded"
 MASK = "********"

@@ -15,6 +15,42 @@ from django.core.exceptions import ValidationError as DjangoValidationError
 if TYPE_CHECKING:
     from .models.base import Model
 
+__all__ = [
+    "AccessNotAllowed",
+    "AlreadyApplied",
+    "AlreadyExists",
+    "BatchIncomplete",
+    "ConditionFailed",
+    "ConnectionFailed",
+    "DamagedResponse",
+    "DoesNotExist",
+    "DynamoError",
+    "InvalidCursor",
+    "ItemTooLarge",
+    "LocalServerError",
+    "MigrationTimeout",
+    "MissingDependency",
+    "ModelDefinitionError",
+    "NotConfigured",
+    "NotInstalled",
+    "OutcomeUnknown",
+    "QueryError",
+    "SchemaError",
+    "SchemaMismatch",
+    "ServerError",
+    "ServiceError",
+    "StaleObjectError",
+    "StateFileError",
+    "StoredValueError",
+    "TableNotFound",
+    "Throttled",
+    "TransactionCanceled",
+    "TransactionLimitExceeded",
+    "UniqueViolation",
+    "ValidationError",
+    "WriteError",
+]
+
 
 class DynamoError(Exception):
     """Base class of every error raised by dynamo_app."""

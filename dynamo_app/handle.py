@@ -36,6 +36,8 @@ from .parser import ResponseParserFactory
 from .retry import Decision, RetryPolicy, classify, error_code, server_error, stored_item
 from .tables import TableResolver
 
+__all__ = ["Handle", "get_handle", "reset", "using"]
+
 logger = logging.getLogger("dynamo_app")
 
 # botocore re-validates every request against the service model. The app

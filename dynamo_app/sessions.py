@@ -46,6 +46,8 @@ from .exceptions import BatchIncomplete, ConditionFailed, ItemTooLarge
 from .handle import Handle, get_handle
 from .tables import KeyAttribute, TableDefinition, registry
 
+__all__ = ["SessionStore", "register_table"]
+
 logger = logging.getLogger("dynamo_app.sessions")
 
 KEY = "session_key"

@@ -31,6 +31,8 @@ if TYPE_CHECKING:
     from .expressions import Condition
     from .models.base import Model
 
+__all__ = ["Transaction", "read", "transaction"]
+
 MAX_ACTIONS = 100
 MAX_REQUEST_BYTES = 4 * 1024 * 1024
 MAX_GET_ITEMS = 100

@@ -1,0 +1,49 @@
+"""The public surface: each module the README presents as API says what it exports."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+
+import pytest
+
+PUBLIC_MODULES = [
+    "dynamo_app.conf",
+    "dynamo_app.exceptions",
+    "dynamo_app.handle",
+    "dynamo_app.models",
+    "dynamo_app.sessions",
+    "dynamo_app.test",
+    "dynamo_app.testing",
+    "dynamo_app.transactions",
+]
+
+
+@pytest.mark.parametrize("name", PUBLIC_MODULES)
+def test_public_modules_declare_what_they_export(name):
+    module = importlib.import_module(name)
+    exported = module.__dict__.get("__all__")
+    assert exported, f"{name} has no __all__"
+    assert sorted(set(exported)) == sorted(exported), f"{name}.__all__ repeats a name"
+    missing = [n for n in exported if not hasattr(module, n)]
+    assert not missing, f"{name}.__all__ names what it lacks: {missing}"
+    assert not [n for n in exported if n.startswith("_")]
+
+
+def test_every_error_class_is_exported():
+    from dynamo_app import exceptions
+
+    classes = {
+        n
+        for n, obj in vars(exceptions).items()
+        if inspect.isclass(obj) and issubclass(obj, exceptions.DynamoError)
+    }
+    assert classes == set(exceptions.__all__)
+
+
+def test_readme_api_names_are_exported():
+    from dynamo_app import conf, handle, sessions
+
+    assert {"Handle", "get_handle", "using"} <= set(handle.__all__)
+    assert "get_settings" in conf.__all__
+    assert "SessionStore" in sessions.__all__
