@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+__all__ = ["Transaction", "read_atomic", "transaction"]
 __version__ = "0.1.0"
 
 _LAZY = {"transaction": "transaction", "read_atomic": "read", "Transaction": "Transaction"}

@@ -8,6 +8,7 @@ import inspect
 import pytest
 
 PUBLIC_MODULES = [
+    "dynamo_app",
     "dynamo_app.conf",
     "dynamo_app.exceptions",
     "dynamo_app.handle",
