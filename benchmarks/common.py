@@ -105,14 +105,14 @@ def django_pointed_at(url: str) -> Iterator[None]:
     from django.conf import settings
     from django.test.utils import override_settings
 
-    from dynamo_app.testing import test_settings  # also skips the startup schema check
+    from dynamo_app.testing import settings_for_tests  # also skips the startup schema check
 
     if not settings.configured:
         settings.configure(**BASE_SETTINGS)
         django.setup()
     from dynamo_app import handle
 
-    dynamo = test_settings({"TABLE_PREFIX": TABLE_PREFIX}, url)
+    dynamo = settings_for_tests({"TABLE_PREFIX": TABLE_PREFIX}, url)
     # Measure the production client: the test plugin turns botocore's redundant
     # request validation on as a guard; a deployed app runs without it.
     validating, handle.validate_parameters = handle.validate_parameters, False

@@ -42,7 +42,7 @@ from .test.store import (
     ExternalServer,
     TestStore,
     create_tables,
-    test_settings,
+    settings_for_tests,
 )
 
 __all__ = [
@@ -57,7 +57,7 @@ __all__ = [
     "count_requests",
     "create_tables",
     "moto_only",
-    "test_settings",
+    "settings_for_tests",
 ]
 
 # A test run makes its own tables: the startup check would only find none.

@@ -11,7 +11,7 @@ from django.test import override_settings
 
 from dynamo_app import schema
 from dynamo_app.handle import get_handle
-from dynamo_app.testing import test_settings as settings_for
+from dynamo_app.testing import settings_for_tests
 from tests.test_schema import EVENT, PLAYER, S, declare, hooks, make_table, pretend_status
 
 __all__ = ["declare", "hooks"]  # fixtures shared with test_schema
@@ -86,7 +86,7 @@ def test_plan_check_fails_on_a_mismatch(declare):
 
 
 def test_plan_says_when_it_cannot_list_undeclared_tables(dynamo_db):
-    with override_settings(DYNAMO=settings_for({}, get_handle().endpoint_url)):
+    with override_settings(DYNAMO=settings_for_tests({}, get_handle().endpoint_url)):
         output = run("dynamo_plan")
     assert "Undeclared tables are not listed" in output and "TABLE_PREFIX" in output
 
@@ -94,7 +94,7 @@ def test_plan_says_when_it_cannot_list_undeclared_tables(dynamo_db):
 def test_commands_use_the_configured_table_names(declare):
     declare(EVENT)
     names = {"TABLE_NAMES": {"sch_event": "events-prod-8f21c"}, "TABLE_PREFIX": "test-"}
-    with override_settings(DYNAMO=settings_for(names, get_handle().endpoint_url)):
+    with override_settings(DYNAMO=settings_for_tests(names, get_handle().endpoint_url)):
         assert "events-prod-8f21c" in row_of(run("dynamo_plan"), "events-prod-8f21c")
         assert "created table 'events-prod-8f21c'" in run("dynamo_migrate")
         assert "in sync" in row_of(run("dynamo_plan"), "events-prod-8f21c")

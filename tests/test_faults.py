@@ -13,8 +13,7 @@ from dynamo_app import apps as dynamo_apps
 from dynamo_app.exceptions import ConnectionFailed
 from dynamo_app.integrity import check_unique
 from dynamo_app.local import LocalServer
-from dynamo_app.testing import create_tables
-from dynamo_app.testing import test_settings as settings_for
+from dynamo_app.testing import create_tables, settings_for_tests
 from tests.test_unique import Player, lock_values
 
 FAST_FAILURE = {
@@ -33,7 +32,7 @@ def own_server(dynamo_server):
     the test may use DynamoDB at all)."""
     server = LocalServer().start()
     server.reset()  # this process's moto data: left over by an earlier run of this test
-    section = {**settings_for({}, server.url), **FAST_FAILURE, "REGION": REGION}
+    section = {**settings_for_tests({}, server.url), **FAST_FAILURE, "REGION": REGION}
     try:
         with override_settings(DYNAMO=section):
             create_tables()
@@ -95,7 +94,7 @@ def test_startup_against_a_refusing_endpoint_names_it_within_the_timeout(dynamo_
     monkeypatch.setattr(dynamo_apps, "schema_check_at_startup", True)
     monkeypatch.setattr(sys, "argv", ["gunicorn", "project.wsgi"])
     section = {
-        **settings_for({"TABLE_PREFIX": "test-"}, url),
+        **settings_for_tests({"TABLE_PREFIX": "test-"}, url),
         **FAST_FAILURE,
         "TIMEOUT": "10s",  # the promise: within TIMEOUT (normally ~0.7 s; CI machines are shared)
         "VERIFY_SCHEMA": True,

@@ -48,3 +48,17 @@ def test_readme_api_names_are_exported():
     assert {"Handle", "get_handle", "using"} <= set(handle.__all__)
     assert "get_settings" in conf.__all__
     assert "SessionStore" in sessions.__all__
+
+
+@pytest.mark.parametrize("name", ["dynamo_app.test", "dynamo_app.testing"])
+def test_no_testing_helper_is_named_like_a_test(name):
+    """pytest collects a ``test*`` function or ``Test*`` class that a test module
+    imports: a helper named so would run (and fail) as a test in every importer."""
+    module = importlib.import_module(name)
+    looks_like_a_test = [
+        n
+        for n in module.__all__
+        if (inspect.isfunction(getattr(module, n)) and n.startswith("test"))
+        or (inspect.isclass(getattr(module, n)) and n.startswith("Test"))
+    ]
+    assert not looks_like_a_test

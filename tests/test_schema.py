@@ -18,8 +18,7 @@ from dynamo_app.exceptions import MigrationTimeout, SchemaMismatch
 from dynamo_app.handle import get_handle
 from dynamo_app.schema import ChangeKind, TableChange
 from dynamo_app.tables import IndexDefinition, KeyAttribute, TableDefinition, registry
-from dynamo_app.testing import RequestCounter, count_requests
-from dynamo_app.testing import test_settings as settings_for
+from dynamo_app.testing import RequestCounter, count_requests, settings_for_tests
 
 S, N = "S", "N"
 PLAYER = TableDefinition(
@@ -125,7 +124,7 @@ def test_second_migrate_changes_nothing(declare):
 def test_tables_are_created_under_the_resolved_name(declare):
     declare(EVENT)
     names = {"TABLE_NAMES": {"sch_event": "events-prod-8f21c"}, "TABLE_PREFIX": "test-"}
-    with override_settings(DYNAMO=settings_for(names, get_handle().endpoint_url)):
+    with override_settings(DYNAMO=settings_for_tests(names, get_handle().endpoint_url)):
         result = schema.migrate()
         assert [c.deployed_name for c in result.applied] == ["events-prod-8f21c"]
         assert describe("events-prod-8f21c")["TableStatus"] == "ACTIVE"
@@ -334,7 +333,7 @@ def test_undeclared_tables_are_listed_across_pages(declare, monkeypatch):
 
 def test_without_a_prefix_no_table_is_called_undeclared(dynamo_db):
     make_table("someone_elses", ("id", S, "HASH"))
-    with override_settings(DYNAMO=settings_for({}, get_handle().endpoint_url)):
+    with override_settings(DYNAMO=settings_for_tests({}, get_handle().endpoint_url)):
         with count_requests() as requests:
             changes = schema.plan()
     assert requests["ListTables"] == 0

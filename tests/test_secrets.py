@@ -13,7 +13,7 @@ from dynamo_app.conf import get_settings
 from dynamo_app.exceptions import ConnectionFailed, ServiceError, TableNotFound
 from dynamo_app.handle import get_handle
 from dynamo_app.local import LocalServer
-from dynamo_app.testing import test_settings as settings_for
+from dynamo_app.testing import settings_for_tests
 
 # Real keys and tokens hold '/', '+' and '='; a mask must not miss them.
 SECRET = "CANARY/secret+KEY=4b1d"
@@ -30,7 +30,7 @@ def canary(request, dynamo_server, monkeypatch, caplog):
         monkeypatch.setenv("CANARY_TOKEN", TOKEN)
         secrets = {"SECRET_ACCESS_KEY": "${CANARY_SECRET}", "SESSION_TOKEN": "${CANARY_TOKEN}"}
     section = {
-        **settings_for({"TABLE_PREFIX": "secrets-"}, dynamo_server.url),
+        **settings_for_tests({"TABLE_PREFIX": "secrets-"}, dynamo_server.url),
         "ACCESS_KEY_ID": "AKIATESTKEY",
         **secrets,
     }

@@ -16,8 +16,7 @@ from dynamo_app import apps as dynamo_apps
 from dynamo_app.exceptions import SchemaMismatch
 from dynamo_app.handle import get_handle
 from dynamo_app.tables import registry
-from dynamo_app.testing import RequestCounter, count_requests
-from dynamo_app.testing import test_settings as settings_for
+from dynamo_app.testing import RequestCounter, count_requests, settings_for_tests
 from tests.test_schema import EVENT, S, declare, make_table
 
 __all__ = ["declare"]  # the fixture shared with test_schema
@@ -33,7 +32,7 @@ def start(dynamo_db: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[Start]:
     endpoint = get_handle().endpoint_url
 
     def run(debug: bool = False, **dynamo: Any) -> RequestCounter:
-        section = {**settings_for({"TABLE_PREFIX": "test-"}, endpoint), "VERIFY_SCHEMA": True}
+        section = {**settings_for_tests({"TABLE_PREFIX": "test-"}, endpoint), "VERIFY_SCHEMA": True}
         with override_settings(DEBUG=debug, DYNAMO={**section, **dynamo}):
             with count_requests() as requests:
                 django_apps.get_app_config("dynamo_app").ready()

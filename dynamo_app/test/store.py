@@ -45,7 +45,7 @@ WORKER_REGION = f"test-{WORKER}" if WORKER else "us-east-1"
 _POLL = {"Delay": 1, "MaxAttempts": 120}
 
 
-def test_settings(base: dict[str, Any], endpoint: str) -> dict[str, Any]:
+def settings_for_tests(base: dict[str, Any], endpoint: str) -> dict[str, Any]:
     """The project's DYNAMO section, pointed at a local server for tests
     (and at this worker's region on the external engine; moto knows only AWS's regions)."""
     return {
@@ -58,9 +58,6 @@ def test_settings(base: dict[str, Any], endpoint: str) -> dict[str, Any]:
         "AUTO_MIGRATE": False,
         "VERIFY_SCHEMA": False,
     }
-
-
-test_settings.__test__ = False  # type: ignore[attr-defined]  # not a test, whatever its name
 
 
 def create_tables() -> None:
@@ -124,7 +121,7 @@ class TestStore:
             self.server = ExternalServer(EXTERNAL_ENDPOINT)
         else:
             self.server = LocalServer().start()
-        self._override = override_settings(DYNAMO=test_settings(configured, self.server.url))
+        self._override = override_settings(DYNAMO=settings_for_tests(configured, self.server.url))
         self._override.enable()
         return self
 
