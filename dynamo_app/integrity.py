@@ -61,7 +61,7 @@ class Report:
         return sum(1 for f in self.findings if f.kind == kind)
 
 
-def constrained_models() -> list[type[Model]]:
+def _constrained_models() -> list[type[Model]]:
     from .models import registered_models
 
     return [m for m in registered_models() if m._meta.unique]
@@ -71,7 +71,7 @@ def check_unique(*, repair: bool = False) -> Report:
     """Compare every owner's expected locks with the lock table."""
     report = Report()
     expected: dict[str, list[tuple[type[Model], Unique, Model]]] = defaultdict(list)
-    models = {m._meta.label: m for m in constrained_models()}
+    models = {m._meta.label: m for m in _constrained_models()}
     for model in models.values():
         for obj in model.objects.scan().only(*unique_fields(model)):
             report.owners_checked += 1
