@@ -105,14 +105,14 @@ class DynamoAppConfig(AppConfig):
     verbose_name = "DynamoDB"
 
     def ready(self) -> None:
-        # checks and sessions are imported for their registrations: the system
-        # checks, and the session table when SESSION_ENGINE is dynamo_app.sessions.
-        from . import checks, handle, local, sessions  # noqa: F401
+        # checks is imported for its registrations: the system checks.
+        from . import app_tables, checks, handle, local  # noqa: F401
         from .conf import get_settings
         from .handle import get_handle
         from .tables import TableResolver, registry
 
         settings = get_settings()  # a bad section fails here, before anything is served
+        app_tables.register()
         logger.info(settings.summary())
         command = running_command()
         if command == "test":  # the run's embedded server is its own, never the project's

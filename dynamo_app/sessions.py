@@ -41,25 +41,20 @@ from django.contrib.sessions.backends.base import (
 from django.utils.crypto import get_random_string
 
 from . import wire
+from .app_tables import SESSION_EXPIRES, SESSION_KEY, SESSIONS
 from .conf import require_installed
 from .exceptions import BatchIncomplete, ConditionFailed, ItemTooLarge
 from .handle import Handle, get_handle
-from .tables import KeyAttribute, TableDefinition, registry
+from .tables import registry
 
 __all__ = ["SessionStore", "register_table"]
 
 logger = logging.getLogger("dynamo_app.sessions")
 
-KEY = "session_key"
+KEY = SESSION_KEY
 DATA = "session_data"
-EXPIRES = "expires_at"
-
-SESSION_TABLE = TableDefinition(
-    declared_name="dynamo_sessions",
-    partition_key=KeyAttribute(KEY, "S"),
-    ttl_attribute=EXPIRES,
-    owner="dynamo_app sessions",
-)
+EXPIRES = SESSION_EXPIRES
+SESSION_TABLE = SESSIONS
 
 KEY_LENGTH = 32  # what Django's generator makes
 _VALID_KEY = re.compile(r"[a-z0-9]{8,40}")  # Django's rule (8+) and its key alphabet
@@ -70,8 +65,8 @@ T = TypeVar("T")
 
 def register_table() -> None:
     """Declare the session table so ``dynamo_migrate`` creates it (TTL on) and
-    startup verifies it. Done automatically when ``SESSION_ENGINE`` is this
-    module; a project whose engine subclasses ``SessionStore`` calls it from its
+    startup verifies it. Done at startup when ``SESSION_ENGINE`` is this
+    module (``app_tables``); a project whose engine subclasses ``SessionStore`` calls it from its
     ``AppConfig.ready()``."""
     registry.register(SESSION_TABLE)
 
@@ -317,4 +312,3 @@ class SessionStore(SessionBase):
 
 if settings.configured and settings.SESSION_ENGINE == __name__:
     require_installed(f"SESSION_ENGINE = {__name__!r}")
-    register_table()

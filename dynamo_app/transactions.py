@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from . import wire
+from .app_tables import IDEMPOTENCY, IDEMPOTENCY_EXPIRES, IDEMPOTENCY_KEY
 from .exceptions import AlreadyApplied, TransactionCanceled, TransactionLimitExceeded
 from .handle import get_handle
-from .tables import KeyAttribute, TableDefinition, registry
 from .unique import canonical, one_action_per_lock
 
 if TYPE_CHECKING:
@@ -37,25 +37,8 @@ MAX_ACTIONS = 100
 MAX_REQUEST_BYTES = 4 * 1024 * 1024
 MAX_GET_ITEMS = 100
 
-IDEMPOTENCY_TABLE = "dynamo_idempotency"
-IDEMPOTENCY_KEY = "idempotency_key"
-IDEMPOTENCY_EXPIRES = "expires_at"
+IDEMPOTENCY_TABLE = IDEMPOTENCY.declared_name
 IDEMPOTENCY_WINDOW = 24 * 3600  # seconds a key is remembered (TTL deletes it later)
-
-IDEMPOTENCY_TABLE_DEFINITION = TableDefinition(
-    declared_name=IDEMPOTENCY_TABLE,
-    partition_key=KeyAttribute(IDEMPOTENCY_KEY, "S"),
-    ttl_attribute=IDEMPOTENCY_EXPIRES,
-    owner="dynamo_app idempotency records",
-)
-
-
-def register_idempotency_table() -> None:
-    """Declare the idempotency records' table; called when a project declares
-    its first model (the writes that can carry a key), so a project that only
-    keeps sessions in DynamoDB is not asked to create it."""
-    if IDEMPOTENCY_TABLE not in registry:
-        registry.register(IDEMPOTENCY_TABLE_DEFINITION)
 
 
 FailureMapper = Callable[[dict[str, Any] | None], Exception]

@@ -18,9 +18,9 @@ from collections.abc import Sequence
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from .app_tables import LOCK_ID, LOCKS
 from .exceptions import ModelDefinitionError, StaleObjectError, UniqueViolation
 from .handle import get_handle
-from .tables import KeyAttribute, TableDefinition, registry
 
 if TYPE_CHECKING:
     from .models.options import Options
@@ -29,21 +29,7 @@ if TYPE_CHECKING:
 # Built once: json.dumps() with non-default options builds a new encoder per call.
 _to_json = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, default=str).encode
 
-LOCK_TABLE = "dynamo_unique"
-LOCK_ID = "lock_id"
-
-LOCK_TABLE_DEFINITION = TableDefinition(
-    declared_name=LOCK_TABLE,
-    partition_key=KeyAttribute(LOCK_ID, "S"),
-    owner="dynamo_app unique locks",
-)
-
-
-def register_lock_table() -> None:
-    """Declare the lock table; called when a model declares ``Meta.unique``, so
-    projects without constraints are not asked to create it."""
-    if LOCK_TABLE not in registry:
-        registry.register(LOCK_TABLE_DEFINITION)
+LOCK_TABLE = LOCKS.declared_name
 
 
 def canonical(wire_value: dict[str, Any]) -> tuple[str, Any]:

@@ -14,12 +14,11 @@ from __future__ import annotations
 import threading
 from typing import Any, ClassVar, cast
 
-from .. import exceptions
+from .. import app_tables, exceptions
 from ..conf import require_installed
 from ..exceptions import ModelDefinitionError
 from ..expressions import Condition
 from ..tables import registry
-from ..transactions import register_idempotency_table
 from . import writes
 from .aio import in_thread
 from .declared import DeclaredQuery
@@ -91,7 +90,7 @@ class ModelBase(type):
         if not cls._meta.abstract:
             require_installed(f"The DynamoDB model {cls._meta.label}")
             registry.register(cls._meta.table_definition())
-            register_idempotency_table()
+            app_tables.register(cls._meta)
             with _models_lock:
                 _models[cls._meta.label] = cls
         return new_class

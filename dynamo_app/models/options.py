@@ -18,7 +18,7 @@ from .. import wire
 from ..exceptions import ItemTooLarge, QueryError, ValidationError
 from ..expressions import Compiler, Path, parse_path
 from ..tables import IndexDefinition, KeyAttribute, TableDefinition, index_name_problem, snake_case
-from ..unique import Unique, register_lock_table
+from ..unique import Unique
 from .codec import compile_codec
 from .fields import (
     DateTimeField,
@@ -266,8 +266,8 @@ class Options:
         return versions[0] if versions else None
 
     def _bind_unique(self, declared: Any) -> tuple[Unique, ...]:
-        """``Meta.unique``: constraints bound to this model, checked, and the lock
-        table declared (only projects that use constraints need it)."""
+        """``Meta.unique``: constraints bound to this model and checked (the lock
+        table is declared with the model: ``app_tables``)."""
         if isinstance(declared, Unique):
             declared = (declared,)
         constraints = []
@@ -289,8 +289,6 @@ class Options:
                 "dynamo.E112",
                 f"{self.object_name}.Meta.unique declares {name!r} twice; give one a name=.",
             )
-        if constraints and not self.abstract:
-            register_lock_table()
         return tuple(constraints)
 
     def _key_field(self, index: _Index, role: str, name: str | None) -> Field | None:

@@ -1,0 +1,62 @@
+"""The app's own tables - sessions, unique locks, idempotency records - and the
+one rule that says which of them a project needs.
+
+A project is asked to create only the tables it uses, so each is registered
+when its use is declared: the session table at startup when ``SESSION_ENGINE``
+is ``dynamo_app.sessions`` (a project whose engine subclasses ``SessionStore``
+calls ``sessions.register_table()``), the idempotency records with the first
+concrete model (every model write can carry an ``idempotency_key``), and the
+lock table with the first model that declares ``Meta.unique``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from django.conf import settings
+
+from .tables import KeyAttribute, TableDefinition, registry
+
+if TYPE_CHECKING:
+    from .models.options import Options
+
+SESSION_ENGINE = "dynamo_app.sessions"
+SESSION_KEY = "session_key"
+SESSION_EXPIRES = "expires_at"
+SESSIONS = TableDefinition(
+    declared_name="dynamo_sessions",
+    partition_key=KeyAttribute(SESSION_KEY, "S"),
+    ttl_attribute=SESSION_EXPIRES,
+    owner="dynamo_app sessions",
+)
+
+LOCK_ID = "lock_id"
+LOCKS = TableDefinition(
+    declared_name="dynamo_unique",
+    partition_key=KeyAttribute(LOCK_ID, "S"),
+    owner="dynamo_app unique locks",
+)
+
+IDEMPOTENCY_KEY = "idempotency_key"
+IDEMPOTENCY_EXPIRES = "expires_at"
+IDEMPOTENCY = TableDefinition(
+    declared_name="dynamo_idempotency",
+    partition_key=KeyAttribute(IDEMPOTENCY_KEY, "S"),
+    ttl_attribute=IDEMPOTENCY_EXPIRES,
+    owner="dynamo_app idempotency records",
+)
+
+
+def needed(model: Options | None = None) -> tuple[TableDefinition, ...]:
+    """The app tables the settings (no ``model``) or a concrete model's declaration need."""
+    if model is None:
+        return (SESSIONS,) if settings.SESSION_ENGINE == SESSION_ENGINE else ()
+    return (IDEMPOTENCY, LOCKS) if model.unique else (IDEMPOTENCY,)
+
+
+def register(model: Options | None = None) -> None:
+    """Register what ``needed(model)`` names; ``AppConfig.ready()`` calls it
+    without a model, the model metaclass with each concrete model's options."""
+    for definition in needed(model):
+        if definition.declared_name not in registry:
+            registry.register(definition)

@@ -1,0 +1,75 @@
+"""The app's own tables: one rule says which a project needs, and only a declaration
+that succeeds registers one."""
+
+from contextlib import contextmanager
+
+import pytest
+from django.test import override_settings
+
+from dynamo_app import app_tables, models
+from dynamo_app.app_tables import IDEMPOTENCY, LOCKS, SESSIONS
+from dynamo_app.exceptions import ModelDefinitionError
+from dynamo_app.tables import registry
+from tests.test_models_declared import Sensor
+from tests.test_unique import Player
+
+
+@contextmanager
+def withdrawn(*definitions):
+    """The registry without ``definitions`` inside the block, as it was after it."""
+    present = [d for d in definitions if d.declared_name in registry]
+    for definition in present:
+        registry.unregister(definition.declared_name)
+    try:
+        yield
+    finally:
+        for definition in definitions:
+            registry.unregister(definition.declared_name)
+        for definition in present:
+            registry.register(definition)
+
+
+def test_the_session_table_is_needed_with_the_session_engine_only():
+    with override_settings(SESSION_ENGINE="dynamo_app.sessions"):
+        assert app_tables.needed() == (SESSIONS,)
+    with override_settings(SESSION_ENGINE="django.contrib.sessions.backends.db"):
+        assert app_tables.needed() == ()
+
+
+def test_a_model_needs_the_idempotency_records_and_with_meta_unique_the_locks():
+    assert not Sensor._meta.unique and Player._meta.unique
+    assert app_tables.needed(Sensor._meta) == (IDEMPOTENCY,)
+    assert app_tables.needed(Player._meta) == (IDEMPOTENCY, LOCKS)
+    with withdrawn(LOCKS, IDEMPOTENCY):
+        app_tables.register(Player._meta)
+        assert LOCKS.declared_name in registry and IDEMPOTENCY.declared_name in registry
+
+
+def test_a_model_declared_wrongly_registers_no_app_table():
+    with withdrawn(LOCKS, IDEMPOTENCY):
+        with pytest.raises(ModelDefinitionError, match="nope"):
+
+            class Bad(models.Model):
+                id = models.StringField(partition_key=True)
+
+                class Meta:
+                    table_name = "app_tables_bad"
+                    unique = [models.Unique("nope")]
+
+        assert LOCKS.declared_name not in registry
+        assert IDEMPOTENCY.declared_name not in registry
+
+
+def test_a_concrete_model_registers_what_it_needs_when_declared():
+    with withdrawn(LOCKS, IDEMPOTENCY):
+
+        class Plain(models.Model):  # no Meta.unique: dynamo_check_unique never visits it
+            id = models.StringField(partition_key=True)
+
+            class Meta:
+                table_name = "app_tables_plain"
+
+        try:
+            assert IDEMPOTENCY.declared_name in registry and LOCKS.declared_name not in registry
+        finally:
+            registry.unregister("app_tables_plain")
