@@ -113,8 +113,9 @@ def django_pointed_at(url: str) -> Iterator[None]:
     from dynamo_app import handle
 
     dynamo = settings_for_tests({"TABLE_PREFIX": TABLE_PREFIX}, url)
-    # Measure the production client: the test plugin turns botocore's redundant
-    # request validation on as a guard; a deployed app runs without it.
+    # Measure the production client: a test run's store (the smoke test runs these
+    # under one) turns botocore's redundant request validation on as a guard; a
+    # deployed app runs without it.
     validating, handle.validate_parameters = handle.validate_parameters, False
     try:
         with override_settings(DYNAMO=dynamo):

@@ -52,9 +52,6 @@ SCHEMA_EXEMPT_COMMANDS = frozenset(
 # asking for help starts nothing.
 NO_CLIENT_COMMANDS = frozenset({"dynamo_local", "help", "version"})
 
-# Set to False by dynamo_app.testing: a test run creates fresh tables itself.
-schema_check_at_startup = True
-
 
 def running_command(argv: list[str] | None = None) -> str | None:
     """The management command this process runs, or None (a server, a script)."""
@@ -68,8 +65,6 @@ def running_command(argv: list[str] | None = None) -> str | None:
 
 def schema_step_applies(argv: list[str] | None = None) -> bool:
     """Whether this process should verify (or auto-migrate) the schema now."""
-    if not schema_check_at_startup:
-        return False
     argv = sys.argv if argv is None else argv
     command = running_command(argv)
     if command in SCHEMA_EXEMPT_COMMANDS:

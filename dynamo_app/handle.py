@@ -42,9 +42,10 @@ logger = logging.getLogger("dynamo_app")
 
 # botocore re-validates every request against the service model. The app
 # validates what it builds itself (fields, keys, sizes, expressions), so that
-# second pass only costs CPU (~12% of a put). Test runs turn it back on
-# (dynamo_app.testing): local engines accept malformed requests that DynamoDB
-# rejects, and botocore's check is the suite's guard against our own bugs.
+# second pass only costs CPU (~12% of a put). A test run's store turns it back
+# on while it is up (dynamo_app.test.store): local engines accept malformed
+# requests that DynamoDB rejects, and botocore's check is the suite's guard
+# against our own bugs.
 validate_parameters = False
 
 # Set by a test run (dynamo_app.testing under pytest, dynamo_app.test.runner under

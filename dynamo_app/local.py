@@ -32,8 +32,9 @@ logger = logging.getLogger("dynamo_app.local")
 
 HOST = "127.0.0.1"
 
-# Set to False by dynamo_app.testing and for ``manage.py test``: a test run's
-# embedded server is its own and in memory, never the project's shared store.
+# Off while a test run's store is up (dynamo_app.test.store) and in ``manage.py
+# test``: a test run's embedded server is its own and in memory, never the
+# project's shared store.
 share_embedded = True
 
 

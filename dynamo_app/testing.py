@@ -30,7 +30,7 @@ from typing import Any
 
 import pytest
 
-from . import apps, handle, local
+from . import handle
 from .test.counting import RequestCounter, count_requests
 from .test.store import (
     ENDPOINT_ENV,
@@ -59,15 +59,6 @@ __all__ = [
     "moto_only",
     "settings_for_tests",
 ]
-
-# A test run makes its own tables: the startup check would only find none.
-apps.schema_check_at_startup = False
-# ENDPOINT = "embedded" in a test run: a server of the run's own, in memory,
-# never the project's shared development store.
-local.share_embedded = False
-# Local engines accept requests DynamoDB rejects: keep botocore's own request
-# validation on in tests as a guard against malformed requests built by the app.
-handle.validate_parameters = True
 
 NOT_REQUESTED = (
     'DynamoDB access not allowed: use the "dynamo_db" fixture (or the "dynamo_db" mark) '

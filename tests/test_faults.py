@@ -9,7 +9,6 @@ import pytest
 from django.apps import apps as django_apps
 from django.test import override_settings
 
-from dynamo_app import apps as dynamo_apps
 from dynamo_app.exceptions import ConnectionFailed
 from dynamo_app.integrity import check_unique
 from dynamo_app.local import LocalServer
@@ -91,7 +90,6 @@ def test_startup_against_a_refusing_endpoint_names_it_within_the_timeout(dynamo_
     dead = LocalServer().start()
     url = dead.url
     dead.stop()  # nothing listens on this port now
-    monkeypatch.setattr(dynamo_apps, "schema_check_at_startup", True)
     monkeypatch.setattr(sys, "argv", ["gunicorn", "project.wsgi"])
     section = {
         **settings_for_tests({"TABLE_PREFIX": "test-"}, url),

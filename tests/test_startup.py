@@ -13,6 +13,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django.test import override_settings
 
 from dynamo_app import apps as dynamo_apps
+from dynamo_app import handle
 from dynamo_app.exceptions import SchemaMismatch
 from dynamo_app.handle import get_handle
 from dynamo_app.tables import registry
@@ -27,7 +28,6 @@ Start = Callable[..., RequestCounter]
 @pytest.fixture
 def start(dynamo_db: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[Start]:
     """``start(DEBUG=..., **DYNAMO keys)`` runs ready() as a gunicorn worker would."""
-    monkeypatch.setattr(dynamo_apps, "schema_check_at_startup", True)
     monkeypatch.setattr(sys, "argv", ["gunicorn", "project.wsgi"])
     endpoint = get_handle().endpoint_url
 
@@ -116,7 +116,6 @@ def test_commands_that_inspect_or_fix_the_schema_start_anyway(declare, start, mo
     ],
 )
 def test_when_the_schema_step_runs(monkeypatch, argv, run_main, applies):
-    monkeypatch.setattr(dynamo_apps, "schema_check_at_startup", True)
     if run_main:
         monkeypatch.setenv("RUN_MAIN", run_main)
     else:
@@ -124,5 +123,9 @@ def test_when_the_schema_step_runs(monkeypatch, argv, run_main, applies):
     assert dynamo_apps.schema_step_applies(argv) is applies
 
 
-def test_test_runs_skip_the_startup_step():
-    assert dynamo_apps.schema_step_applies(["manage.py", "runserver", "--noreload"]) is False
+def test_test_runs_skip_the_startup_step(monkeypatch):
+    """A test run refuses DynamoDB from startup, so ready() stops before the
+    schema step (which would raise AccessNotAllowed here, in a test without the store)."""
+    monkeypatch.setattr(sys, "argv", ["gunicorn", "project.wsgi"])
+    assert dynamo_apps.schema_step_applies() and handle.refused is not None
+    django_apps.get_app_config("dynamo_app").ready()

@@ -104,11 +104,13 @@ class TestStore:
     def __init__(self) -> None:
         self.server: LocalServer | ExternalServer | None = None
         self._override: Any = None
+        self._switches: tuple[bool, bool] | None = None
 
     def start(self) -> TestStore:
         from django.conf import settings
         from django.test.utils import override_settings
 
+        from .. import handle, local
         from ..local import LocalServer
 
         configured = getattr(settings, "DYNAMO", {})
@@ -121,6 +123,12 @@ class TestStore:
             self.server = ExternalServer(EXTERNAL_ENDPOINT)
         else:
             self.server = LocalServer().start()
+        # While the run's store is up: botocore's own request validation on (local
+        # engines accept requests DynamoDB rejects: it guards the suite against
+        # malformed requests built by the app), and ENDPOINT = "embedded" served by
+        # a server of the process's own, in memory, never the project's shared one.
+        self._switches = handle.validate_parameters, local.share_embedded
+        handle.validate_parameters, local.share_embedded = True, False
         self._override = override_settings(DYNAMO=settings_for_tests(configured, self.server.url))
         self._override.enable()
         return self
@@ -137,10 +145,15 @@ class TestStore:
         create_tables()
 
     def stop(self) -> None:
-        """Restore the settings and stop the server this run started."""
+        """Restore the settings and switches, and stop the server this run started."""
+        from .. import handle, local
+
         if self._override is not None:
             self._override.disable()
             self._override = None
+        if self._switches is not None:
+            handle.validate_parameters, local.share_embedded = self._switches
+            self._switches = None
         if self.server is not None and not isinstance(self.server, ExternalServer):
             self.server.stop()
         self.server = None
