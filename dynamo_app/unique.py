@@ -110,7 +110,7 @@ class Unique:
             value = values.get(name)
             if value is None:
                 return None
-            encoded.append(canonical(fields[name].encode_key(value)))
+            encoded.append(canonical(fields[name].encode_key(value, self.meta.key_limits[name])))
         scope, claimed = encoded[: len(self.within)], encoded[len(self.within) :]
         return _to_json([self.meta.table_name, self.name, scope, claimed])
 

@@ -76,9 +76,9 @@ def test_every_write_path_checks_the_limits(dynamo_db, dynamo_requests):
 
 def test_the_codec_keeps_its_fast_path_only_without_limits():
     fields = Price._meta.fields_by_name
-    assert fields["free"].encode_template("v", key=False) is not None
+    assert fields["free"].encode_template("v", None) is not None
     for name in ("amount", "total", "rate"):
-        assert fields[name].encode_template("v", key=False) is None
+        assert fields[name].encode_template("v", None) is None
     with pytest.raises(ValidationError, match="decimal places"):
         Price._meta.encode(Price(sku="a", amount=Decimal("0.001")))
 

@@ -236,3 +236,28 @@ def test_codec_keeps_encode_decode_symmetric_without_requests():
     item = Everything._meta.encode(obj)
     back = Everything._meta.decode(item)
     assert back == obj and back.tags == {"a"} and back.data == {"x": [1]}
+
+
+def test_a_key_limit_belongs_to_the_model_not_to_an_inherited_field():
+    """A parent's global-index partition key (2048 bytes) is the child's index sort key
+    (1024): the limit is read from each model's own declaration."""
+    from dynamo_app.tables import registry
+
+    class LimitParent(models.Model):
+        id = models.StringField(partition_key=True)
+        ref = models.StringField(null=True)
+
+        class Meta:
+            table_name = "limit_parent"
+            indexes = [models.GlobalIndex("by_ref", partition_key="ref")]
+
+    class LimitChild(LimitParent):
+        class Meta:
+            table_name = "limit_child"
+            indexes = [models.GlobalIndex("by_id_ref", partition_key="id", sort_key="ref")]
+
+    registry.unregister("limit_parent")
+    registry.unregister("limit_child")
+    assert LimitParent._meta.encode(LimitParent(id="a", ref="x" * 1500))["ref"]
+    with pytest.raises(ValidationError, match="key value of 1 to 1024 bytes"):
+        LimitChild._meta.encode(LimitChild(id="a", ref="x" * 1500))

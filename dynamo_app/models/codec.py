@@ -30,7 +30,7 @@ def compile_codec(
     """``(encode(obj) -> item, decode(item, partial=False) -> obj)`` for one model.
 
     ``keys``: names of the fields that are keys of the table or an index;
-    they are checked by DynamoDB's key rules (not empty, size limit).
+    they are checked by DynamoDB's key rules (not empty, ``meta.key_limits``).
     """
     namespace: dict[str, Any] = {
         "Decimal": Decimal,
@@ -44,7 +44,8 @@ def compile_codec(
     fetch, build = [], []
     for i, field in enumerate(meta.fields):
         namespace[f"f{i}"] = field
-        encode += _encode_lines(i, field, field.name in keys)
+        key_limit = meta.key_limits[field.name] if field.name in keys else None
+        encode += _encode_lines(i, field, key_limit)
         if field.null or field.is_set or field.has_default():
             # Often absent (None and empty sets are not stored): fetch, then test.
             fetch.append(f"    v{i} = get({field.db_name!r})")
@@ -83,10 +84,10 @@ def compile_codec(
     return namespace["encode"], namespace["decode"]
 
 
-def _encode_lines(i: int, field: Field, key: bool) -> list[str]:
+def _encode_lines(i: int, field: Field, key_limit: int | None) -> list[str]:
     db_name = repr(field.db_name)
-    method = "encode_key" if key else "encode"
-    template = field.encode_template("v", key)
+    call = f"encode_key(v, {key_limit})" if key_limit else "encode(v)"
+    template = field.encode_template("v", key_limit)
     lines = [f"    v = d[{field.name!r}]"]
     if template is not None:
         guard, expression = template
@@ -102,7 +103,7 @@ def _encode_lines(i: int, field: Field, key: bool) -> list[str]:
         )
     lines += [
         "    else:",
-        f"        w = f{i}.{method}(v)",
+        f"        w = f{i}.{call}",
         "        if w is not None:",
         f"            item[{db_name}] = w",
     ]

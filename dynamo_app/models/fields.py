@@ -67,8 +67,6 @@ class Field:
         self.default = default
         self.db_name = db_name or ""
         self.help_text = help_text
-        # Set by Options for every key of the table or an index.
-        self.key_limit = wire.MAX_SORT_KEY_BYTES
         self.name = ""
         self.model: Any = None
         Field._counter += 1
@@ -119,9 +117,13 @@ class Field:
     # --- inline forms for the generated codec (codec.py): source text over one
     # variable name; None means "call the method".
 
-    def encode_template(self, var: str, key: bool) -> tuple[str, str] | None:
-        """``(guard, expression)``: when ``guard`` holds, ``expression`` is the wire value
-        (for a key of the table or an index when ``key``: then it must also be a valid key)."""
+    def encode_template(self, var: str, key_limit: int | None) -> tuple[str, str] | None:
+        """``(guard, expression)``: when ``guard`` holds, ``expression`` is the wire value.
+
+        ``key_limit``: for a key of the table or an index, its size limit in bytes
+        (``Options.key_limits``); the value must then also be a valid key. Each
+        template repeats its field's ``encode`` fast path as source text: change
+        both, or return None (the codec then calls ``encode``)."""
         return None
 
     def decode_template(self, var: str) -> str | None:
@@ -147,8 +149,9 @@ class Field:
         """A non-None Python value -> wire form; None means "store nothing" (empty set)."""
         raise NotImplementedError
 
-    def encode_key(self, value: Any) -> dict[str, Any]:
-        """Like ``encode``, plus DynamoDB's key rules (not empty, size limit)."""
+    def encode_key(self, value: Any, limit: int) -> dict[str, Any]:
+        """Like ``encode``, plus DynamoDB's key rules: not empty, at most ``limit``
+        bytes (``Options.key_limits``: a partition key allows more than a sort key)."""
         if value is None:
             raise self.invalid(value, f"{self.description} (a key attribute cannot be empty)")
         encoded = self.encode(value)
@@ -157,8 +160,8 @@ class Field:
         ((kind, raw),) = encoded.items()
         if kind in ("S", "B"):
             size = len(raw.encode()) if kind == "S" else len(raw)
-            if size == 0 or size > self.key_limit:
-                raise self.invalid(value, f"a key value of 1 to {self.key_limit} bytes")
+            if size == 0 or size > limit:
+                raise self.invalid(value, f"a key value of 1 to {limit} bytes")
         return encoded
 
     def encode_element(self, value: Any) -> dict[str, Any]:
@@ -230,11 +233,11 @@ class StringField(Field):
     def decode(self, value: dict[str, Any]) -> Any:
         return value["S"]
 
-    def encode_template(self, var: str, key: bool) -> tuple[str, str] | None:
+    def encode_template(self, var: str, key_limit: int | None) -> tuple[str, str] | None:
         if self.max_length is not None:
             return None
         # Up to 4 UTF-8 bytes a character: within the key limit without encoding.
-        guard = f" and 0 < len({var}) <= {self.key_limit // 4}" if key else ""
+        guard = f" and 0 < len({var}) <= {key_limit // 4}" if key_limit else ""
         return f"type({var}) is str{guard}", f'{{"S": {var}}}'
 
     def decode_template(self, var: str) -> str | None:
@@ -271,7 +274,7 @@ class IntegerField(_NumberField):
     def decode(self, value: dict[str, Any]) -> Any:
         return int(value["N"])
 
-    def encode_template(self, var: str, key: bool) -> tuple[str, str] | None:
+    def encode_template(self, var: str, key_limit: int | None) -> tuple[str, str] | None:
         guard = f"type({var}) is int and {-_INT_LIMIT} < {var} < {_INT_LIMIT}"
         return guard, f'{{"N": str({var})}}'
 
@@ -374,7 +377,7 @@ class DecimalField(_NumberField):
     def decode(self, value: dict[str, Any]) -> Any:
         return Decimal(value["N"])
 
-    def encode_template(self, var: str, key: bool) -> tuple[str, str] | None:
+    def encode_template(self, var: str, key_limit: int | None) -> tuple[str, str] | None:
         if self.max_digits is not None or self.decimal_places is not None:
             return None  # the limits are checked by encode()
         # A plain-notation text of at most 38 characters ending in a digit has at
@@ -431,7 +434,7 @@ class BooleanField(Field):
     def decode(self, value: dict[str, Any]) -> Any:
         return value["BOOL"]
 
-    def encode_template(self, var: str, key: bool) -> tuple[str, str] | None:
+    def encode_template(self, var: str, key_limit: int | None) -> tuple[str, str] | None:
         return f"{var} is True or {var} is False", f'{{"BOOL": {var}}}'
 
     def decode_template(self, var: str) -> str | None:
@@ -453,8 +456,8 @@ class BinaryField(Field):
     def decode(self, value: dict[str, Any]) -> Any:
         return bytes(value["B"])
 
-    def encode_template(self, var: str, key: bool) -> tuple[str, str] | None:
-        guard = f" and 0 < len({var}) <= {self.key_limit}" if key else ""
+    def encode_template(self, var: str, key_limit: int | None) -> tuple[str, str] | None:
+        guard = f" and 0 < len({var}) <= {key_limit}" if key_limit else ""
         return f"type({var}) is bytes{guard}", f'{{"B": {var}}}'
 
 

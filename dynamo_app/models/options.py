@@ -184,6 +184,7 @@ class Options:
         if not self.abstract:
             self._check_indexes()
             self._check_ttl()
+        self.key_limits = self._key_limits()
         self._build_codec()
 
     # --- Meta and declaration checks
@@ -251,8 +252,6 @@ class Options:
             )
         partition = partitions[0] if partitions else None
         sort = sorts[0] if sorts else None
-        if partition is not None:
-            partition.key_limit = wire.MAX_PARTITION_KEY_BYTES
         return partition, sort  # type: ignore[return-value]
 
     def _find_version(self) -> Field | None:
@@ -356,8 +355,6 @@ class Options:
                     'Use "ALL", "KEYS_ONLY" or a list of field names.',
                 )
             if partition is not None and partition.key_type is not None:
-                if index.kind == "global":
-                    partition.key_limit = wire.MAX_PARTITION_KEY_BYTES
                 if sort is None or sort.key_type is not None:
                     self.indexes[index.name] = KeySchema(
                         index.name, partition, sort, index.projection, index.kind
@@ -382,6 +379,19 @@ class Options:
             )
         else:
             self.ttl = field
+
+    def _key_limits(self) -> dict[str, int]:
+        """Each field's size limit as a key value, in bytes: DynamoDB allows 2048 in a
+        partition key (of the table or a global index) and 1024 in a sort key; other
+        fields take the lower one (a unique constraint's value is checked as a key)."""
+        partitions = {f.name for f in self.fields if f.partition_key}
+        partitions.update(
+            index.partition_key
+            for index in self.index_declarations
+            if isinstance(index, _Index) and index.kind == "global" and index.partition_key
+        )
+        high, low = wire.MAX_PARTITION_KEY_BYTES, wire.MAX_SORT_KEY_BYTES
+        return {f.name: high if f.name in partitions else low for f in self.fields}
 
     # --- the table
 
@@ -529,7 +539,7 @@ class Options:
                     f"{self.object_name} key needs {', '.join(f.name for f in self.key_fields)}; "
                     f"{field.name!r} is missing."
                 )
-            key[field.db_name] = field.encode_key(values[field.name])
+            key[field.db_name] = field.encode_key(values[field.name], self.key_limits[field.name])
         return key
 
     def key_from_any(self, key: Any) -> dict[str, dict[str, Any]]:

@@ -166,7 +166,8 @@ class QuerySet(Generic[M]):
                         f"{meta.object_name}: the partition key {path!r} takes only an exact "
                         f"value in filter(), not __{lookup}."
                     )
-                field.encode_key(value)  # DynamoDB's key rules (not empty), before sending
+                # DynamoDB's key rules (not empty, size limit), before sending
+                field.encode_key(value, meta.key_limits[field.name])
                 partition = condition
             elif field is schema.sort:
                 if lookup not in KEY_LOOKUPS:
