@@ -15,6 +15,8 @@ from typing import Any
 
 from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
 
+from dynamo_app.models.state import ItemState
+
 from .common import Context, Section, compare, ratio
 from .models import BenchItem, item, values
 
@@ -25,9 +27,7 @@ def instance(values: dict[str, Any], item: dict[str, Any]) -> BenchItem:
     """A model instance from decoded values, the cheapest way there is (with the
     state the app's instances keep: unknown attributes, partial flag, item read)."""
     obj = BenchItem.__new__(BenchItem)
-    values["_extra"] = {}
-    values["_partial"] = False
-    values["_stored"] = item
+    values["_state"] = ItemState(item, False, {})
     obj.__dict__ = values
     return obj
 

@@ -36,7 +36,7 @@ def declare(name, *bases, **fields):
         ("objects", "Model.objects (every model has it)"),
         ("DoesNotExist", "Model.DoesNotExist (every model has it)"),
         ("_meta", "Model._meta (every model has it)"),
-        ("_stored", "Model._stored (every model has it)"),
+        ("_state", "Model._state (every model has it)"),
     ],
 )
 def test_a_field_named_like_the_model_api_is_a_declaration_error(name, clash):

@@ -1,5 +1,7 @@
 """Item operations and batches: one request each, conditions that always raise."""
 
+import copy
+import pickle
 from decimal import Decimal
 
 import pytest
@@ -194,6 +196,22 @@ def test_partial_instances_refuse_a_whole_item_save(dynamo_db):
     obj.size = 6
     obj.save(update_fields=["size"])
     assert Account.objects.get(owner="o", name="a").status == "open"
+
+
+def test_a_copied_or_pickled_instance_keeps_its_own_item_state(dynamo_db):
+    """What an instance read (partial, extra attributes) travels with a copy, but a
+    write through the copy does not change what the original knows."""
+    Account.objects.create(owner="o", name="a", status="open", size=5)
+    obj = Account.objects.filter(owner="o").only("size").first()
+    for clone in (copy.copy(obj), pickle.loads(pickle.dumps(obj))):
+        with pytest.raises(WriteError, match="only some attributes"):
+            clone.save()
+    full = Account.objects.get(owner="o", name="a")
+    clone = copy.copy(full)
+    clone.size = 6
+    clone.save()
+    assert clone._state.stored["size"] == {"N": "6"}
+    assert full._state.stored["size"] == {"N": "5"}  # what the original read
 
 
 # --- batches -----------------------------------------------------------------------

@@ -11,6 +11,7 @@ Every instance method that talks to DynamoDB makes exactly one request.
 
 from __future__ import annotations
 
+import copy
 import threading
 from typing import Any, ClassVar, cast
 
@@ -25,6 +26,7 @@ from .declared import DeclaredQuery
 from .fields import Field
 from .manager import Manager
 from .options import Options
+from .state import ItemState
 
 _models: dict[str, type[Model]] = {}
 _models_lock = threading.Lock()
@@ -150,26 +152,28 @@ class Model(metaclass=ModelBase):
     _meta: ClassVar[Options]
     objects: ClassVar[Manager[Any]]
     DoesNotExist: ClassVar[type[exceptions.DoesNotExist]]
-    # Kept in each instance's __dict__ beside the field values (see __init__).
-    _extra: dict[str, Any]
-    _partial: bool
-    _stored: dict[str, Any] | None
+    # In each instance's __dict__ beside the field values (see state.py).
+    _state: ItemState
 
     def __init__(self, **values: Any) -> None:
-        state = self.__dict__
+        attrs = self.__dict__
         for field in self._meta.fields:
             if field.name in values:
-                state[field.name] = values.pop(field.name)
+                attrs[field.name] = values.pop(field.name)
             else:
-                state[field.name] = field.missing()
+                attrs[field.name] = field.missing()
         if values:
             raise TypeError(
                 f"{type(self).__name__}() got unexpected field(s): {', '.join(sorted(values))}. "
                 f"Fields: {', '.join(f.name for f in self._meta.fields)}."
             )
-        state["_extra"] = {}
-        state["_partial"] = False
-        state["_stored"] = None  # the item as last read or written (wire form)
+        attrs["_state"] = ItemState()
+
+    def __getstate__(self) -> dict[str, Any]:
+        """A copy or pickle gets its own ``_state`` (a write to it must not move the original's)."""
+        attrs = self.__dict__.copy()
+        attrs["_state"] = copy.copy(attrs["_state"])
+        return attrs
 
     # --- identity
 
@@ -201,7 +205,7 @@ class Model(metaclass=ModelBase):
         """Stored attributes the model does not declare (kept, and saved back)."""
         from .. import wire
 
-        return {name: wire.decode(value) for name, value in self._extra.items()}
+        return {name: wire.decode(value) for name, value in self._state.extra.items()}
 
     # --- item operations: one request each (a transaction when locks must move)
 

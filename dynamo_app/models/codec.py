@@ -17,6 +17,8 @@ from collections.abc import Callable
 from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any
 
+from .state import ItemState
+
 if TYPE_CHECKING:
     from .fields import Field
     from .options import Options
@@ -38,8 +40,9 @@ def compile_codec(
         "model": meta.model,
         "names": frozenset(f.db_name for f in meta.fields),
         "slow": meta.decode_values_slow,
+        "ItemState": ItemState,
     }
-    encode = ["def encode(obj):", "    d = obj.__dict__", "    extra = d['_extra']"]
+    encode = ["def encode(obj):", "    d = obj.__dict__", "    extra = d['_state'].extra"]
     encode.append("    item = dict(extra) if extra else {}")
     fetch, build = [], []
     for i, field in enumerate(meta.fields):
@@ -70,11 +73,10 @@ def compile_codec(
         "    except DECODE_ERRORS:",
         "        values = slow(item)",
         "    if item.keys() <= names:",
-        "        values['_extra'] = {}",
+        "        values['_state'] = ItemState(item, partial, {})",
         "    else:",
-        "        values['_extra'] = {k: v for k, v in item.items() if k not in names}",
-        "    values['_partial'] = partial",
-        "    values['_stored'] = item",
+        "        extra = {k: v for k, v in item.items() if k not in names}",
+        "        values['_state'] = ItemState(item, partial, extra)",
         "    obj = model.__new__(model)",
         "    obj.__dict__ = values",
         "    return obj",

@@ -449,7 +449,7 @@ class Options:
 
     # ``encode(obj) -> item``: the whole item in wire form, every field plus the
     # unknown attributes read. ``decode(item, partial=False) -> obj``: missing
-    # attributes get their default, unknown ones are kept (``_extra``) and
+    # attributes get their default, unknown ones are kept (``_state.extra``) and
     # written back by ``save()``. Both are generated per model: see codec.py.
     encode: Callable[[Model], dict[str, dict[str, Any]]]
     decode: Callable[..., Model]

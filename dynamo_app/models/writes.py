@@ -64,7 +64,7 @@ def put_params(
     ``version``: the VersionField value to write (the instance keeps its own
     until the write succeeds)."""
     meta = obj._meta
-    if obj._partial:
+    if obj._state.partial:
         raise WriteError(
             f"{meta.object_name} {obj.key} was read with only some attributes (only() or an "
             "index projection); a whole-item save would erase the others. Use "
@@ -177,7 +177,7 @@ def send(actions: list[Action], **extra: Any) -> Any:
 def stored_values(obj: Model, names: Iterable[str]) -> dict[str, Any] | None:
     """The values of ``names`` as last read or written, or None when unknown
     (a new instance, or a partial read that did not include them)."""
-    stored = obj.__dict__.get("_stored")
+    stored = obj._state.stored
     if stored is None:
         return None
     meta = obj._meta
@@ -185,7 +185,7 @@ def stored_values(obj: Model, names: Iterable[str]) -> dict[str, Any] | None:
     for name in names:
         field = meta.fields_by_name[name]
         raw = stored.get(field.db_name)
-        if raw is None and obj._partial:
+        if raw is None and obj._state.partial:
             return None
         values[name] = None if raw is None else field.decode_slow(raw, meta.table_name)
     return values
@@ -273,7 +273,7 @@ def item_key(meta: Any, item: dict[str, Any]) -> dict[str, Any]:
 
 def written(obj: Model, stored: dict[str, Any] | None, version: int | None) -> Any:
     def done() -> None:
-        obj.__dict__["_stored"] = stored
+        obj._state.stored = stored
         if version is not None:
             obj.__dict__[obj._meta.version.name] = version  # type: ignore[union-attr]
 
@@ -313,7 +313,7 @@ def save_actions(obj: Model, condition: Condition | None = None) -> list[Action]
     with, plus the lock changes; an instance never read is saved insert-only
     when the model has unique constraints (an overwrite could strand locks)."""
     meta = obj._meta
-    if meta.unique and obj.__dict__.get("_stored") is None:
+    if meta.unique and obj._state.stored is None:
         return create_actions(obj, condition)
     names = unique_fields(obj)
     old = stored_values(obj, names) or {}
@@ -440,7 +440,7 @@ def update_actions(
                 model=meta.object_name,
             )
     # An upsert of an instance never read (a counter) is based on no read: no version to check.
-    blind = upsert and obj.__dict__.get("_stored") is None
+    blind = upsert and obj._state.stored is None
     conditions = both(
         None if upsert else exists(obj),
         condition,
@@ -457,7 +457,7 @@ def update_actions(
             obj.__dict__[name] = None
         if version is not None:
             obj.__dict__[version.name] = new_version
-        stored = dict(obj.__dict__.get("_stored") or {})
+        stored = dict(obj._state.stored or {})
         for name in changed:
             field = meta.fields_by_name[name]
             value = obj.__dict__[name]
@@ -466,7 +466,7 @@ def update_actions(
                 stored.pop(field.db_name, None)
             else:
                 stored[field.db_name] = encoded
-        obj.__dict__["_stored"] = stored
+        obj._state.stored = stored
 
     entity = Action(
         "Update",
