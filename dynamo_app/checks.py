@@ -10,6 +10,11 @@ from django.core import checks
 @checks.register("dynamo")
 def check_models(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
     """Every registered model's declarations, checked before the first request."""
-    from .models.checks import check_models as model_problems
+    from .models.base import registered_models
+    from .models.checks import model_problems
 
-    return model_problems()
+    return [
+        checks.Error(problem.message, hint=problem.hint or None, obj=model, id=problem.id)
+        for model in registered_models()
+        for problem in model_problems(model)
+    ]

@@ -72,12 +72,16 @@ class Unique:
         within = f", within={self.within!r}" if self.within else ""
         return f"Unique({self.fields!r}{within})"
 
-    def bind(self, meta: Options) -> list[str]:
-        """Attach to a model; returns the problems of the declaration."""
+    def bind(self, meta: Options) -> None:
+        """Attach to a model (``problems()`` then says what is wrong with the declaration)."""
         self.meta = meta
+
+    def problems(self) -> list[str]:
+        """What is wrong with this constraint on its model (checked by models/checks.py)."""
+        assert self.meta is not None
         problems = []
         for name in (*self.fields, *self.within):
-            field = meta.fields_by_name.get(name)
+            field = self.meta.fields_by_name.get(name)
             if field is None:
                 problems.append(f"Meta.unique {self.name!r} names {name!r}, which is not a field.")
             elif field.key_type is None:

@@ -134,6 +134,42 @@ def test_valid_models_pass_the_system_check():
     assert checks.run_checks(tags=["dynamo"]) == []
 
 
+def test_the_system_check_judges_the_live_meta_with_the_class_creation_rules(monkeypatch):
+    """``manage.py check`` reads each model's ``_meta`` as it is, with the same rules
+    (and messages) as class creation."""
+    monkeypatch.setattr(Sensor._meta, "ttl_name", "celsius")
+    errors = [m for m in checks.run_checks(tags=["dynamo"]) if m.obj is Sensor]
+    assert [(m.id, m.msg) for m in errors] == [
+        (
+            "dynamo.E109",
+            "Sensor.Meta.ttl = 'celsius' must name a DateTimeField(epoch=True) of the model.",
+        )
+    ]
+    assert errors[0].hint == "DynamoDB's TTL reads a number of seconds since 1970."
+
+
+def test_the_system_check_changes_nothing():
+    """Checking builds nothing: no table is declared, no model or field is touched."""
+    from dynamo_app.app_tables import LOCKS
+
+    class Badge(models.Model):
+        holder = models.StringField(partition_key=True)
+        code = models.StringField()
+
+        class Meta:
+            table_name = "checked_badge"
+            unique = [models.Unique("code")]
+
+    meta, fields = Badge._meta, [vars(f).copy() for f in Badge._meta.fields]
+    registry.unregister(LOCKS.declared_name)
+    try:
+        assert checks.run_checks(tags=["dynamo"]) == []
+        assert LOCKS.declared_name not in registry
+        assert Badge._meta is meta and [vars(f) for f in meta.fields] == fields
+    finally:
+        registry.register(LOCKS)
+
+
 @pytest.mark.parametrize(
     "name, clash",
     [("save", "Model.save (a method)"), ("objects", "Model.objects (every model has it)")],

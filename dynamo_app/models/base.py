@@ -3,8 +3,9 @@
 ``ModelBase`` collects fields (inherited from parent models, as Django
 users expect), reads ``Meta`` into ``_meta`` (:class:`Options`), binds the
 ``objects`` manager and declared queries, gives every model its own
-``DoesNotExist``, refuses a wrong declaration with one error listing every
-problem, and registers the table of every concrete model.
+``DoesNotExist``, refuses a wrong declaration (the rules of ``checks.py``)
+with one error listing every problem, and registers the table of every
+concrete model.
 
 Every instance method that talks to DynamoDB makes exactly one request.
 """
@@ -22,6 +23,7 @@ from ..expressions import Condition
 from ..tables import registry
 from . import writes
 from .aio import in_thread
+from .checks import model_problems
 from .declared import DeclaredQuery
 from .fields import Field
 from .manager import Manager
@@ -79,11 +81,7 @@ class ModelBase(type):
             {"__module__": cls.__module__, "__qualname__": f"{cls.__qualname__}.DoesNotExist"},
         )
         _bind_managers(cls, attrs)
-        problems = list(cls._meta.problems)
-        if not cls._meta.abstract:
-            from .declared import check_declared_queries
-
-            problems += check_declared_queries(cls)
+        problems = model_problems(cls)
         if problems:
             raise ModelDefinitionError(
                 f"{cls._meta.label} is declared wrongly:\n"

@@ -1,26 +1,285 @@
-"""System checks of every model: the declaration and its declared queries.
+"""The declaration checks of a model: functions that read ``_meta`` and return problems.
 
-Class creation already refuses a wrong model; these checks run the same
-rules again under ``manage.py check`` (tag ``dynamo``), so a model changed
-after creation (a query or index added at runtime, a field swapped in a
-test) is reported with a check id that ``SILENCED_SYSTEM_CHECKS`` knows.
+As Django's ``Model.check()``, the rules live apart from the description they
+judge (:class:`~.options.Options` only records what ``Meta`` and the fields
+say). Class creation raises every problem at once (``ModelDefinitionError``);
+``manage.py check`` (tag ``dynamo``, ``dynamo_app/checks.py``) runs the same
+functions again on the live classes, so a model changed after creation (a
+query or index added at runtime, a field swapped in a test) is reported with
+a check id that ``SILENCED_SYSTEM_CHECKS`` knows.
 """
 
 from __future__ import annotations
 
-from django.core import checks
+from typing import TYPE_CHECKING
 
-from .base import registered_models
+from ..tables import index_name_problem
+from ..unique import Unique
 from .declared import check_declared_queries
-from .options import Options
+from .fields import DateTimeField, Field, VersionField
+from .options import META_OPTIONS, Options, Problem, _Index
+
+if TYPE_CHECKING:
+    from .base import Model
+
+MAX_GLOBAL_INDEXES = 20
+MAX_LOCAL_INDEXES = 5
+PROJECTIONS = ("ALL", "KEYS_ONLY")
 
 
-def check_models() -> list[checks.CheckMessage]:
-    messages: list[checks.CheckMessage] = []
-    for model in registered_models():
-        meta = Options(model, model._meta.meta, model._meta.fields, model._meta.declared_queries)
-        for problem in meta.problems + check_declared_queries(model):
-            messages.append(
-                checks.Error(problem.message, hint=problem.hint or None, obj=model, id=problem.id)
+def model_problems(model: type[Model]) -> list[Problem]:
+    """Every problem of the model's declaration, in the order they are listed."""
+    meta = model._meta
+    problems = [
+        *meta_option_problems(meta),
+        *field_problems(meta),
+        *key_problems(meta),
+        *version_problems(meta),
+        *unique_problems(meta),
+    ]
+    if not meta.abstract:
+        problems += [*index_problems(meta), *ttl_problems(meta), *check_declared_queries(model)]
+    return problems
+
+
+def meta_option_problems(meta: Options) -> list[Problem]:
+    """An unknown ``Meta`` option is an error, never a silent no-op."""
+    if meta.meta is None:
+        return []
+    return [
+        Problem(
+            "dynamo.E101",
+            f"{meta.object_name}.Meta has unknown option {name!r}.",
+            f"Valid options: {', '.join(sorted(META_OPTIONS))}.",
+        )
+        for name in dir(meta.meta)
+        if not name.startswith("_") and name not in META_OPTIONS
+    ]
+
+
+def field_problems(meta: Options) -> list[Problem]:
+    """Stored names taken twice, field options, and names the model class already uses."""
+    from .base import attribute_clash
+
+    problems = []
+    stored_as: dict[str, Field] = {}
+    for field in meta.fields:
+        other = stored_as.setdefault(field.db_name, field)
+        if other is not field:
+            problems.append(
+                Problem(
+                    "dynamo.E103",
+                    f"{meta.object_name}: fields {other.name!r} and {field.name!r} are both "
+                    f"stored as attribute {field.db_name!r}.",
+                    "Give one of them another db_name.",
+                )
             )
-    return messages
+    for field in meta.fields:
+        for problem in field.option_problems():
+            problems.append(Problem("dynamo.E113", f"{field.label}: {problem}"))
+    for field in meta.fields:
+        clash = attribute_clash(meta.model, field.name)
+        if clash:
+            problems.append(
+                Problem(
+                    "dynamo.E114",
+                    f"{field.label}: the field name clashes with {clash}, which the field "
+                    "would hide on every instance.",
+                    f"Rename the field; db_name={field.db_name!r} keeps the stored attribute name.",
+                )
+            )
+    return problems
+
+
+def key_problems(meta: Options) -> list[Problem]:
+    """One partition key, at most one sort key, each of a key type and never null."""
+    problems = []
+    for field in meta.fields:
+        if field.partition_key and field.sort_key:
+            problems.append(
+                Problem("dynamo.E104", f"{field.label} is both partition_key and sort_key.")
+            )
+        if field.is_key and field.key_type is None:
+            problems.append(
+                Problem(
+                    "dynamo.E105",
+                    f"{field.label} is a key, but {type(field).__name__} is not a DynamoDB key "
+                    "type.",
+                    "Keys must be stored as a string, number or binary (StringField, "
+                    "IntegerField, DecimalField, BinaryField, UUIDField, DateTimeField).",
+                )
+            )
+        if field.is_key and field.null:
+            problems.append(
+                Problem("dynamo.E106", f"{field.label} is a key and cannot be null=True.")
+            )
+    partitions = [f for f in meta.fields if f.partition_key]
+    sorts = [f for f in meta.fields if f.sort_key]
+    if not meta.abstract and len(partitions) != 1:
+        found = ", ".join(f.name for f in partitions) or "none"
+        problems.append(
+            Problem(
+                "dynamo.E102",
+                f"{meta.object_name} must have exactly one field with partition_key=True "
+                f"(found: {found}).",
+            )
+        )
+    if len(sorts) > 1:
+        problems.append(
+            Problem(
+                "dynamo.E102",
+                f"{meta.object_name} has more than one sort key: "
+                f"{', '.join(f.name for f in sorts)}.",
+            )
+        )
+    return problems
+
+
+def version_problems(meta: Options) -> list[Problem]:
+    versions = [f for f in meta.fields if isinstance(f, VersionField)]
+    if len(versions) > 1:
+        return [
+            Problem(
+                "dynamo.E110",
+                f"{meta.object_name} has more than one VersionField: "
+                f"{', '.join(f.name for f in versions)}.",
+            )
+        ]
+    return []
+
+
+def unique_problems(meta: Options) -> list[Problem]:
+    """``Meta.unique`` holds ``Unique`` entries over fields of a key type, each named once."""
+    problems = []
+    bound = iter(meta.unique)
+    for declared in meta.unique_declarations:
+        if not isinstance(declared, Unique):
+            problems.append(
+                Problem(
+                    "dynamo.E111",
+                    f"{meta.object_name}.Meta.unique takes models.Unique(...) entries, got "
+                    f"{declared!r}.",
+                )
+            )
+            continue
+        for problem in next(bound).problems():
+            problems.append(Problem("dynamo.E112", f"{meta.object_name}: {problem}"))
+    names = [c.name for c in meta.unique]
+    for name in {n for n in names if names.count(n) > 1}:
+        problems.append(
+            Problem(
+                "dynamo.E112",
+                f"{meta.object_name}.Meta.unique declares {name!r} twice; give one a name=.",
+            )
+        )
+    return problems
+
+
+def index_problems(meta: Options) -> list[Problem]:
+    """``Meta.indexes``: valid, distinct names, keys that are fields of a key type,
+    a known projection, and no more indexes than DynamoDB allows."""
+    problems = []
+    counts = {"global": 0, "local": 0}
+    names: set[str] = set()
+    name = meta.object_name
+    for index in meta.index_declarations:
+        if not isinstance(index, _Index):
+            problems.append(
+                Problem(
+                    "dynamo.E107",
+                    f"{name}.Meta.indexes holds {index!r}; use models.GlobalIndex "
+                    "or models.LocalIndex.",
+                )
+            )
+            continue
+        problem = index_name_problem(index.name)
+        if problem or index.name in names:
+            problems.append(
+                Problem(
+                    "dynamo.E107",
+                    f"{name}: index name {index.name!r} {problem or 'is declared twice'}.",
+                )
+            )
+            continue
+        names.add(index.name)
+        counts[index.kind] += 1
+        if index.kind == "local" and meta.sort_key is None:
+            problems.append(
+                Problem(
+                    "dynamo.E107",
+                    f"{name}: local index {index.name!r} needs a table with a sort key.",
+                    "Declare a GlobalIndex instead.",
+                )
+            )
+        if index.kind == "global":
+            problems += _index_key_problems(meta, index, "partition_key", index.partition_key)
+        problems += _index_key_problems(meta, index, "sort_key", index.sort_key)
+        if isinstance(index.projection, tuple):
+            for field_name in index.projection:
+                if field_name not in meta.fields_by_name:
+                    problems.append(
+                        Problem(
+                            "dynamo.E108",
+                            f"{name}: index {index.name!r} projects {field_name!r}, "
+                            "which is not a field of the model.",
+                        )
+                    )
+        elif index.projection not in PROJECTIONS:
+            problems.append(
+                Problem(
+                    "dynamo.E107",
+                    f"{name}: index {index.name!r} has projection {index.projection!r}.",
+                    'Use "ALL", "KEYS_ONLY" or a list of field names.',
+                )
+            )
+    if counts["global"] > MAX_GLOBAL_INDEXES or counts["local"] > MAX_LOCAL_INDEXES:
+        problems.append(
+            Problem(
+                "dynamo.E107",
+                f"{name} declares {counts['global']} global and {counts['local']} local "
+                f"indexes; DynamoDB allows {MAX_GLOBAL_INDEXES} and {MAX_LOCAL_INDEXES}.",
+            )
+        )
+    return problems
+
+
+def _index_key_problems(
+    meta: Options, index: _Index, role: str, field_name: str | None
+) -> list[Problem]:
+    if field_name is None:
+        return []
+    field = meta.fields_by_name.get(field_name)
+    if field is None:
+        return [
+            Problem(
+                "dynamo.E108",
+                f"{meta.object_name}: index {index.name!r} has {role} {field_name!r}, which is "
+                "not a field of the model.",
+            )
+        ]
+    if field.key_type is None:
+        return [
+            Problem(
+                "dynamo.E108",
+                f"{meta.object_name}: index {index.name!r} has {role} {field_name!r}, a "
+                f"{type(field).__name__}, which is not a DynamoDB key type (S, N or B).",
+            )
+        ]
+    return []
+
+
+def ttl_problems(meta: Options) -> list[Problem]:
+    """``Meta.ttl`` names a ``DateTimeField(epoch=True)``: DynamoDB's TTL reads seconds."""
+    if meta.ttl_name is None:
+        return []
+    field = meta.fields_by_name.get(meta.ttl_name)
+    if isinstance(field, DateTimeField) and field.epoch:
+        return []
+    return [
+        Problem(
+            "dynamo.E109",
+            f"{meta.object_name}.Meta.ttl = {meta.ttl_name!r} must name a "
+            "DateTimeField(epoch=True) of the model.",
+            "DynamoDB's TTL reads a number of seconds since 1970.",
+        )
+    ]

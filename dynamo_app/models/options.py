@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from .. import wire
 from ..exceptions import ItemTooLarge, QueryError, ValidationError
 from ..expressions import Compiler, Path, parse_path
-from ..tables import IndexDefinition, KeyAttribute, TableDefinition, index_name_problem, snake_case
+from ..tables import IndexDefinition, KeyAttribute, TableDefinition, snake_case
 from ..unique import Unique
 from .codec import compile_codec
 from .fields import (
@@ -41,9 +41,6 @@ META_OPTIONS: dict[str, Any] = {
     "owner": None,
     "unique": (),
 }
-MAX_GLOBAL_INDEXES = 20
-MAX_LOCAL_INDEXES = 5
-PROJECTIONS = ("ALL", "KEYS_ONLY")
 
 
 @dataclass(frozen=True)
@@ -138,7 +135,10 @@ class KeySchema:
 
 
 class Options:
-    """The parsed ``Meta`` and fields of one model."""
+    """The parsed ``Meta`` and fields of one model: a description, built without
+    judging it. What is wrong with a declaration is said by the checks in
+    ``checks.py``, which read this object (class creation raises them, and
+    ``manage.py check`` reports them)."""
 
     def __init__(
         self,
@@ -151,234 +151,66 @@ class Options:
         self.object_name = model.__name__
         self.label = f"{model.__module__}.{model.__qualname__}"
         self.meta = meta
-        self.problems: list[Problem] = []
-        values = self._read_meta(meta)
+        values = dict(META_OPTIONS)  # an unknown option is left to checks.py (dynamo.E101)
+        if meta is not None:
+            values.update((n, getattr(meta, n)) for n in META_OPTIONS if hasattr(meta, n))
         self.abstract: bool = bool(values["abstract"])
         self.table_name: str = values["table_name"] or snake_case(model.__name__)
         self.owner: str = values["owner"] or self.label
         self.index_declarations: tuple[_Index, ...] = tuple(values["indexes"] or ())
+        unique = values["unique"]
+        self.unique_declarations: tuple[Unique, ...] = (
+            (unique,) if isinstance(unique, Unique) else tuple(unique or ())
+        )
         self.ttl_name: str | None = values["ttl"]
 
         self.fields = fields
         self.fields_by_name = {f.name: f for f in fields}
         self.fields_by_db_name: dict[str, Field] = {}
         for field in fields:
-            other = self.fields_by_db_name.setdefault(field.db_name, field)
-            if other is not field:
-                self._problem(
-                    "dynamo.E103",
-                    f"{self.object_name}: fields {other.name!r} and {field.name!r} are both "
-                    f"stored as attribute {field.db_name!r}.",
-                    "Give one of them another db_name.",
-                )
-        for field in fields:
-            for problem in field.option_problems():
-                self._problem("dynamo.E113", f"{field.label}: {problem}")
-        self._check_field_names()
+            self.fields_by_db_name.setdefault(field.db_name, field)
         self.declared_queries = declared_queries
-        self.partition_key, self.sort_key = self._find_keys()
-        self.version: Field | None = self._find_version()
-        self.unique: tuple[Unique, ...] = self._bind_unique(values["unique"])
-        self.indexes: dict[str, KeySchema] = {}
-        self.ttl: Field | None = None
-        if not self.abstract:
-            self._check_indexes()
-            self._check_ttl()
+        self.partition_key: Field = next((f for f in fields if f.partition_key), None)  # type: ignore[assignment]
+        self.sort_key: Field | None = next((f for f in fields if f.sort_key), None)
+        self.version: Field | None = next((f for f in fields if isinstance(f, VersionField)), None)
+        self.unique: tuple[Unique, ...] = self._bind_unique()
+        self.indexes: dict[str, KeySchema] = {} if self.abstract else self._indexes()
+        self.ttl: Field | None = None if self.abstract else self._ttl()
         self.key_limits = self._key_limits()
         self._build_codec()
 
-    # --- Meta and declaration checks
-
-    def _problem(self, id: str, message: str, hint: str = "") -> None:
-        self.problems.append(Problem(id, message, hint))
-
-    def _check_field_names(self) -> None:
-        from .base import attribute_clash
-
-        for field in self.fields:
-            clash = attribute_clash(self.model, field.name)
-            if clash:
-                self._problem(
-                    "dynamo.E114",
-                    f"{field.label}: the field name clashes with {clash}, which the field "
-                    "would hide on every instance.",
-                    f"Rename the field; db_name={field.db_name!r} keeps the stored attribute name.",
-                )
-
-    def _read_meta(self, meta: type | None) -> dict[str, Any]:
-        values = dict(META_OPTIONS)
-        if meta is None:
-            return values
-        for name in dir(meta):
-            if name.startswith("_"):
-                continue
-            if name not in META_OPTIONS:
-                self._problem(
-                    "dynamo.E101",
-                    f"{self.object_name}.Meta has unknown option {name!r}.",
-                    f"Valid options: {', '.join(sorted(META_OPTIONS))}.",
-                )
-                continue
-            values[name] = getattr(meta, name)
-        return values
-
-    def _find_keys(self) -> tuple[Field, Field | None]:
-        partitions = [f for f in self.fields if f.partition_key]
-        sorts = [f for f in self.fields if f.sort_key]
-        name = self.object_name
-        for field in self.fields:
-            if field.partition_key and field.sort_key:
-                self._problem("dynamo.E104", f"{field.label} is both partition_key and sort_key.")
-            if field.is_key and field.key_type is None:
-                self._problem(
-                    "dynamo.E105",
-                    f"{field.label} is a key, but {type(field).__name__} is not a DynamoDB key "
-                    "type.",
-                    "Keys must be stored as a string, number or binary (StringField, "
-                    "IntegerField, DecimalField, BinaryField, UUIDField, DateTimeField).",
-                )
-            if field.is_key and field.null:
-                self._problem("dynamo.E106", f"{field.label} is a key and cannot be null=True.")
-        if not self.abstract and len(partitions) != 1:
-            found = ", ".join(f.name for f in partitions) or "none"
-            self._problem(
-                "dynamo.E102",
-                f"{name} must have exactly one field with partition_key=True (found: {found}).",
-            )
-        if len(sorts) > 1:
-            self._problem(
-                "dynamo.E102",
-                f"{name} has more than one sort key: {', '.join(f.name for f in sorts)}.",
-            )
-        partition = partitions[0] if partitions else None
-        sort = sorts[0] if sorts else None
-        return partition, sort  # type: ignore[return-value]
-
-    def _find_version(self) -> Field | None:
-        versions = [f for f in self.fields if isinstance(f, VersionField)]
-        if len(versions) > 1:
-            self._problem(
-                "dynamo.E110",
-                f"{self.object_name} has more than one VersionField: "
-                f"{', '.join(f.name for f in versions)}.",
-            )
-        return versions[0] if versions else None
-
-    def _bind_unique(self, declared: Any) -> tuple[Unique, ...]:
-        """``Meta.unique``: constraints bound to this model and checked (the lock
-        table is declared with the model: ``app_tables``)."""
-        if isinstance(declared, Unique):
-            declared = (declared,)
+    def _bind_unique(self) -> tuple[Unique, ...]:
+        """``Meta.unique``'s constraints, each bound to this model (a copy: an
+        abstract parent's entry serves each child)."""
         constraints = []
-        for constraint in declared or ():
-            if not isinstance(constraint, Unique):
-                self._problem(
-                    "dynamo.E111",
-                    f"{self.object_name}.Meta.unique takes models.Unique(...) entries, got "
-                    f"{constraint!r}.",
-                )
-                continue
-            constraint = copy.copy(constraint)  # an abstract parent's entry serves each child
-            for problem in constraint.bind(self):
-                self._problem("dynamo.E112", f"{self.object_name}: {problem}")
-            constraints.append(constraint)
-        names = [c.name for c in constraints]
-        for name in {n for n in names if names.count(n) > 1}:
-            self._problem(
-                "dynamo.E112",
-                f"{self.object_name}.Meta.unique declares {name!r} twice; give one a name=.",
-            )
+        for constraint in self.unique_declarations:
+            if isinstance(constraint, Unique):
+                constraint = copy.copy(constraint)
+                constraint.bind(self)
+                constraints.append(constraint)
         return tuple(constraints)
 
-    def _key_field(self, index: _Index, role: str, name: str | None) -> Field | None:
-        if name is None:
-            return None
-        field = self.fields_by_name.get(name)
-        if field is None:
-            self._problem(
-                "dynamo.E108",
-                f"{self.object_name}: index {index.name!r} has {role} {name!r}, which is not a "
-                "field of the model.",
-            )
-        elif field.key_type is None:
-            self._problem(
-                "dynamo.E108",
-                f"{self.object_name}: index {index.name!r} has {role} {name!r}, a "
-                f"{type(field).__name__}, which is not a DynamoDB key type (S, N or B).",
-            )
-        return field
-
-    def _check_indexes(self) -> None:
-        counts = {"global": 0, "local": 0}
+    def _indexes(self) -> dict[str, KeySchema]:
+        """The key schema of each declared index whose keys are fields of a key type."""
+        indexes = {}
         for index in self.index_declarations:
-            if not isinstance(index, _Index):
-                self._problem(
-                    "dynamo.E107",
-                    f"{self.object_name}.Meta.indexes holds {index!r}; use models.GlobalIndex "
-                    "or models.LocalIndex.",
-                )
+            if not isinstance(index, _Index) or index.name in indexes:
                 continue
-            problem = index_name_problem(index.name)
-            if problem or index.name in self.indexes:
-                self._problem(
-                    "dynamo.E107",
-                    f"{self.object_name}: index name {index.name!r} "
-                    f"{problem or 'is declared twice'}.",
-                )
-                continue
-            counts[index.kind] += 1
             if index.kind == "local":
-                if self.sort_key is None:
-                    self._problem(
-                        "dynamo.E107",
-                        f"{self.object_name}: local index {index.name!r} needs a table with a "
-                        "sort key.",
-                        "Declare a GlobalIndex instead.",
-                    )
                 partition: Field | None = self.partition_key
             else:
-                partition = self._key_field(index, "partition_key", index.partition_key)
-            sort = self._key_field(index, "sort_key", index.sort_key)
-            if isinstance(index.projection, tuple):
-                for name in index.projection:
-                    if name not in self.fields_by_name:
-                        self._problem(
-                            "dynamo.E108",
-                            f"{self.object_name}: index {index.name!r} projects {name!r}, "
-                            "which is not a field of the model.",
-                        )
-            elif index.projection not in PROJECTIONS:
-                self._problem(
-                    "dynamo.E107",
-                    f"{self.object_name}: index {index.name!r} has projection "
-                    f"{index.projection!r}.",
-                    'Use "ALL", "KEYS_ONLY" or a list of field names.',
+                partition = self.fields_by_name.get(index.partition_key)  # type: ignore[arg-type]
+            sort = self.fields_by_name.get(index.sort_key) if index.sort_key else None
+            keys = (partition, sort) if index.sort_key else (partition,)
+            if all(f is not None and f.key_type is not None for f in keys):
+                indexes[index.name] = KeySchema(
+                    index.name, partition, sort, index.projection, index.kind  # type: ignore[arg-type]
                 )
-            if partition is not None and partition.key_type is not None:
-                if sort is None or sort.key_type is not None:
-                    self.indexes[index.name] = KeySchema(
-                        index.name, partition, sort, index.projection, index.kind
-                    )
-        if counts["global"] > MAX_GLOBAL_INDEXES or counts["local"] > MAX_LOCAL_INDEXES:
-            self._problem(
-                "dynamo.E107",
-                f"{self.object_name} declares {counts['global']} global and {counts['local']} "
-                f"local indexes; DynamoDB allows {MAX_GLOBAL_INDEXES} and {MAX_LOCAL_INDEXES}.",
-            )
+        return indexes
 
-    def _check_ttl(self) -> None:
-        if self.ttl_name is None:
-            return
-        field = self.fields_by_name.get(self.ttl_name)
-        if not isinstance(field, DateTimeField) or not field.epoch:
-            self._problem(
-                "dynamo.E109",
-                f"{self.object_name}.Meta.ttl = {self.ttl_name!r} must name a "
-                "DateTimeField(epoch=True) of the model.",
-                "DynamoDB's TTL reads a number of seconds since 1970.",
-            )
-        else:
-            self.ttl = field
+    def _ttl(self) -> Field | None:
+        field = self.fields_by_name.get(self.ttl_name) if self.ttl_name else None
+        return field if isinstance(field, DateTimeField) and field.epoch else None
 
     def _key_limits(self) -> dict[str, int]:
         """Each field's size limit as a key value, in bytes: DynamoDB allows 2048 in a
