@@ -6,7 +6,7 @@ import pytest
 from django.core import checks
 
 from dynamo_app import models
-from dynamo_app.exceptions import ModelDefinitionError
+from dynamo_app.exceptions import ModelDefinitionError, QueryError
 from dynamo_app.models import DeclaredQuery
 from dynamo_app.tables import registry
 
@@ -128,6 +128,29 @@ def test_each_declared_query_error_is_a_system_check_error(monkeypatch, options,
     error = next(m for m in errors if m.id == error_id)
     assert "Sensor.bad" in error.msg and clause in error.msg
     assert error.level == checks.ERROR
+
+
+@pytest.mark.parametrize(
+    "lookups, key, error_id",
+    [
+        ({"sensor__gt": "s"}, "sensor > {s}", "E204"),
+        ({"sensor": "s", "celsius": 3}, "sensor = {s} AND celsius = {c}", "E203"),
+        ({"sensor": "s", "site": "k"}, "sensor = {s} AND site = {k}", "E203"),
+        ({"sensor": "s", "at__begins_with": 1}, "sensor = {s} AND begins_with(at, {p})", "E206"),
+        ({"at": 3}, "at = {a}", "E208"),
+    ],
+)
+def test_filter_and_declared_queries_keep_one_set_of_key_rules(dynamo_db, lookups, key, error_id):
+    """A mistake reads the same in filter() (raised when run) and in a declared query
+    (reported at class creation): one rulebook, one wording."""
+    with pytest.raises(QueryError) as raised:
+        list(Sensor.objects.filter(**lookups))
+    query = DeclaredQuery(key)
+    query.bind(Sensor, "bad")
+    [problem] = query.problems()
+    assert problem.id == f"dynamo.{error_id}"
+    rule = problem.message.split(": ")[-1]
+    assert f"{rule} {problem.hint}".strip() in str(raised.value)
 
 
 def test_valid_models_pass_the_system_check():

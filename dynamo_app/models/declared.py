@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..exceptions import ModelDefinitionError
-from ..expressions import KEY_LOOKUPS
+from .keyrules import KeyProblem, Term, filter_problems, key_problems
 from .options import Problem
 
 if TYPE_CHECKING:
@@ -234,63 +234,8 @@ class DeclaredQuery:
     def _check_key(
         self, clauses: list[Clause], fields: dict[str, Any], schema: Any
     ) -> list[Problem]:
-        problems = []
-        has_partition = False
-        sort_clause: Clause | None = None
-        for clause in clauses:
-            field = fields[clause.text]
-            if field is None:
-                continue
-            if field is schema.partition:
-                if clause.lookup != "exact":
-                    problems.append(
-                        self._clause_problem(
-                            "dynamo.E204",
-                            clause,
-                            f"the partition key {field.name!r} takes only equality "
-                            f"(`{field.name} = {{param}}`).",
-                        )
-                    )
-                has_partition = True
-            elif field is schema.sort and clause.path == field.name:
-                if sort_clause is not None:
-                    problems.append(
-                        self._clause_problem(
-                            "dynamo.E205",
-                            clause,
-                            f"a second condition on the sort key {field.name!r} (first: "
-                            f"{sort_clause.text!r}).",
-                            "Use one `BETWEEN {low} AND {high}`.",
-                        )
-                    )
-                sort_clause = clause
-                if clause.lookup not in KEY_LOOKUPS:
-                    problems.append(
-                        self._clause_problem(
-                            "dynamo.E201",
-                            clause,
-                            "not a key condition operator.",
-                            "Key conditions use =, <, <=, >, >=, BETWEEN or begins_with.",
-                        )
-                    )
-                elif clause.lookup == "begins_with" and field.key_type != "S":
-                    problems.append(
-                        self._clause_problem(
-                            "dynamo.E206",
-                            clause,
-                            f"begins_with needs a string key; {field.name!r} is stored as "
-                            f"{field.key_type}.",
-                        )
-                    )
-            else:
-                problems.append(
-                    self._clause_problem(
-                        "dynamo.E203",
-                        clause,
-                        f"{clause.path!r} is not a key attribute of {schema.where}.",
-                        "Move it to where=..., or query an index whose key it is.",
-                    )
-                )
+        meta = self.model._meta  # type: ignore[union-attr]
+        problems = [self._problem(p) for p in key_problems(meta, schema, _terms(clauses, fields))]
         if self.order == "desc" and schema.sort is None:
             problems.append(
                 Problem(
@@ -298,33 +243,19 @@ class DeclaredQuery:
                     f"{self._where()}: order='desc' needs a sort key, and {schema.where} has none.",
                 )
             )
-        if not has_partition:
-            problems.append(
-                Problem(
-                    "dynamo.E208",
-                    f"{self._where()}: key {self.key!r} has no equality on the partition key "
-                    f"{schema.partition.name!r} of {schema.where}.",
-                    "A Query reads one partition: add `"
-                    f"{schema.partition.name} = {{param}}`, or use another index.",
-                )
-            )
         return problems
 
     def _check_where(
         self, clauses: list[Clause], fields: dict[str, Any], schema: Any
     ) -> list[Problem]:
-        keys = set(schema.fields)
-        return [
-            self._clause_problem(
-                "dynamo.E210",
-                clause,
-                f"{clause.path!r} is a key attribute of {schema.where}; DynamoDB does not "
-                "filter on key attributes.",
-                "Move the clause to the key condition.",
+        return [self._problem(p) for p in filter_problems(schema, _terms(clauses, fields))]
+
+    def _problem(self, problem: KeyProblem) -> Problem:
+        if problem.term is None:
+            return Problem(
+                problem.id, f"{self._where()}: key {self.key!r}: {problem.message}", problem.hint
             )
-            for clause in clauses
-            if fields[clause.text] in keys
-        ]
+        return self._clause_problem(problem.id, problem.term.text, problem.message, problem.hint)
 
     def _check_params(self, clauses: list[Clause], fields: dict[str, Any]) -> list[Problem]:
         problems = []
@@ -423,6 +354,11 @@ def _lookup(clause: Clause, values: dict[str, Any]) -> tuple[str, Any]:
     if clause.lookup == "between":
         return name, (values[clause.params[0]], values[clause.params[1]])
     return name, values[clause.params[0]]
+
+
+def _terms(clauses: list[Clause], fields: dict[str, Any]) -> list[Term]:
+    """The clauses on fields of the model (a clause on no field is dynamo.E202)."""
+    return [Term(c.text, c.path, fields[c.text], c.lookup) for c in clauses if fields[c.text]]
 
 
 def check_declared_queries(model: type[Model]) -> list[Problem]:

@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from ..exceptions import QueryError
 from ..expressions import (
-    KEY_LOOKUPS,
     LOOKUPS,
     Attr,
     Condition,
@@ -35,6 +34,7 @@ from ..expressions import (
 from ..handle import get_handle
 from . import cursors
 from .aio import in_thread, next_in_thread
+from .keyrules import KeyProblem, Term, filter_problems, key_problems
 
 if TYPE_CHECKING:
     from .base import Model
@@ -155,71 +155,32 @@ class QuerySet(Generic[M]):
 
     def _key_condition(self, schema: KeySchema) -> Condition:
         meta = self.model._meta
-        partition: Condition | None = None
-        sort: list[Condition] = []
-        for path, lookup, value in self._key:
-            field, _ = meta.field_for_path(path)
-            condition = LOOKUPS[lookup](Attr(path), value)
-            if field is schema.partition:
-                if lookup != "exact":
-                    raise QueryError(
-                        f"{meta.object_name}: the partition key {path!r} takes only an exact "
-                        f"value in filter(), not __{lookup}."
-                    )
+        terms = []
+        for path, lookup, _ in self._key:
+            field = meta.field_for_path(path)[0]
+            text = path if lookup == "exact" else f"{path}__{lookup}"
+            terms.append(Term(text, path, field, lookup))
+        self._raise_first(key_problems(meta, schema, terms))
+        for term, (_, _, value) in zip(terms, self._key, strict=True):
+            if term.field is schema.partition:
                 # DynamoDB's key rules (not empty, size limit), before sending
-                field.encode_key(value, meta.key_limits[field.name])
-                partition = condition
-            elif field is schema.sort:
-                if lookup not in KEY_LOOKUPS:
-                    raise QueryError(
-                        f"{meta.object_name}: sort key lookups are {', '.join(KEY_LOOKUPS)}; "
-                        f"__{lookup} is not one."
-                    )
-                if lookup == "begins_with" and field.key_type != "S":
-                    raise QueryError(
-                        f"{meta.object_name}: begins_with needs a string sort key; {path!r} is "
-                        "stored as a number or binary."
-                    )
-                sort.append(condition)
-            else:
-                raise QueryError(self._not_a_key(path, schema))
-        if partition is None:
-            raise QueryError(
-                f"{meta.object_name}.objects.filter() needs the partition key "
-                f"{schema.partition.name!r} of {schema.where} with an exact value (a Query reads "
-                "one partition). To find items by other attributes declare a GlobalIndex and use "
-                ".using_index(name); to read the whole table call .scan() explicitly."
-            )
-        if len(sort) > 1:
-            raise QueryError(
-                f"{meta.object_name}: filter() takes one condition on the sort key "
-                f"{schema.sort.name!r}; use __between for a range."  # type: ignore[union-attr]
-            )
-        return all_of([partition, *sort])  # type: ignore[return-value]
+                term.field.encode_key(value, meta.key_limits[term.field.name])
+        conditions = [LOOKUPS[lookup](Attr(path), value) for path, lookup, value in self._key]
+        return all_of(conditions)  # type: ignore[return-value]
 
     def _check_filter_paths(self, where: Condition, schema: KeySchema) -> None:
-        """A Query's filter may not name the key it queries by (DynamoDB refuses it)."""
         meta = self.model._meta
-        keys = {f.name for f in (schema.partition, schema.sort) if f is not None}
-        for path in where.paths():
-            field, _ = meta.field_for_path(path)
-            if field.name in keys:
-                raise QueryError(
-                    f"{meta.object_name}: {field.name!r} is a key of {schema.where}; a query "
-                    f"cannot filter it with where(). Put the condition in filter() "
-                    f"({field.name}=..., {field.name}__gt=..., ...)."
-                )
+        terms = [Term(path, path, meta.field_for_path(path)[0], "") for path in where.paths()]
+        self._raise_first(filter_problems(schema, terms))
 
-    def _not_a_key(self, path: str, schema: KeySchema) -> str:
-        meta = self.model._meta
-        hint = f"Use .where({path}=...) to filter after the read"
-        for name, index in meta.indexes.items():
-            if index.partition.name == path:
-                hint += f", or .using_index({name!r}) to query by it"
-                break
-        else:
-            hint += ", or declare an index with it as key"
-        return f"{meta.object_name}: {path!r} is not a key of {schema.where}; {hint}."
+    def _raise_first(self, problems: list[KeyProblem]) -> None:
+        """The first broken key rule, raised before anything is sent."""
+        if problems:
+            first = problems[0]
+            said = f"{first.term.text}: " if first.term is not None else ""
+            raise QueryError(
+                f"{self.model._meta.object_name}: {said}{first.message} {first.hint}".strip()
+            )
 
     def _params(self) -> tuple[dict[str, Any], str]:
         """Request parameters (without paging) and the query's cursor fingerprint."""
