@@ -23,11 +23,12 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .app_tables import LOCK_ID
 from .exceptions import WriteError
 from .expressions import Attr, all_of
 from .handle import get_handle
 from .models.writes import unique_fields
-from .unique import LOCK_ID, LOCK_TABLE, Unique, owner_id
+from .unique import LOCK_TABLE, Unique, owner_id
 
 if TYPE_CHECKING:
     from .models.base import Model
