@@ -144,6 +144,7 @@ def test_a_damaged_state_file_is_kept_under_a_new_name_every_time(tmp_path, capl
     damaged = [local_state.MAGIC + b" moto=0.0\n" + b"one", local_state.MAGIC + b" moto=?\ntwo"]
     for content in damaged:
         state.write_bytes(content)
+        _wipe_moto()  # moto's tables are per process: what earlier tests left is not the file's
         server = local.LocalServer(state_file=state).start()
         try:
             assert server.restored == 0
