@@ -184,7 +184,7 @@ class Unique:
 
         def stale(_: dict[str, Any] | None) -> Exception:
             return StaleObjectError(
-                f"{meta.object_name} {owner_key_repr(owner_key)} no longer holds "
+                f"{meta.object_name} {_owner_key_repr(owner_key)} no longer holds "
                 f"{self.name}={value!r}: the item changed since it was read. Reload it and "
                 "try again; nothing was written."
             )
@@ -214,7 +214,7 @@ def one_action_per_lock(actions: list[Action]) -> list[Action]:
             assert claims[1].on_condition_failed is not None
             raise claims[1].on_condition_failed(None)
         if len(group) == 2 and claims and releases:
-            merged[id(group[0])] = hand_over(releases[0], claims[0])
+            merged[id(group[0])] = _hand_over(releases[0], claims[0])
             merged[id(group[1])] = None
     if not merged:
         return actions
@@ -222,7 +222,7 @@ def one_action_per_lock(actions: list[Action]) -> list[Action]:
     return [a for a in out if a is not None]
 
 
-def hand_over(release: Action, claim: Action) -> Action:
+def _hand_over(release: Action, claim: Action) -> Action:
     """The claim's Put under the release's condition (the old owner holds the
     lock); failing, it is the release's error: the old owner was stale."""
     from .transactions import Action
@@ -238,5 +238,5 @@ def hand_over(release: Action, claim: Action) -> Action:
     )
 
 
-def owner_key_repr(key: dict[str, dict[str, Any]]) -> str:
+def _owner_key_repr(key: dict[str, dict[str, Any]]) -> str:
     return "{" + ", ".join(f"{k}={canonical(v)[1]!r}" for k, v in key.items()) + "}"

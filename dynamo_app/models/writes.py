@@ -57,7 +57,7 @@ def both(*conditions: Condition | None) -> Condition | None:
     return all_of(c for c in conditions if c is not None)
 
 
-def put_params(
+def _put_params(
     obj: Model, condition: Condition | None = None, *, version: int | None = None
 ) -> dict[str, Any]:
     """The whole item as a Put; refuses an instance read with ``only()``.
@@ -81,7 +81,9 @@ def put_params(
     return params
 
 
-def update_params(obj: Model, update: Update, condition: Condition | None = None) -> dict[str, Any]:
+def _update_params(
+    obj: Model, update: Update, condition: Condition | None = None
+) -> dict[str, Any]:
     meta = obj._meta
     keys = {f.name for f in meta.key_fields}
     for path in update.paths():
@@ -107,7 +109,7 @@ def update_params(obj: Model, update: Update, condition: Condition | None = None
     return params
 
 
-def key_params(obj: Model, condition: Condition | None = None) -> dict[str, Any]:
+def _key_params(obj: Model, condition: Condition | None = None) -> dict[str, Any]:
     """The item's key and an optional condition: a Delete, or a ConditionCheck."""
     meta = obj._meta
     c = meta.compiler()
@@ -117,7 +119,7 @@ def key_params(obj: Model, condition: Condition | None = None) -> dict[str, Any]
     return params
 
 
-def build_update(
+def _build_update(
     obj: Model,
     *,
     set: dict[str, Any] | None = None,
@@ -174,7 +176,7 @@ def send(actions: list[Action], **extra: Any) -> Any:
     return response
 
 
-def stored_values(obj: Model, names: Iterable[str]) -> dict[str, Any] | None:
+def _stored_values(obj: Model, names: Iterable[str]) -> dict[str, Any] | None:
     """The values of ``names`` as last read or written, or None when unknown
     (a new instance, or a partial read that did not include them)."""
     stored = obj._state.stored
@@ -199,7 +201,7 @@ def holds(values: dict[str, Any]) -> Condition | None:
     )
 
 
-def version_condition(obj: Model) -> Condition | None:
+def _version_condition(obj: Model) -> Condition | None:
     version = obj._meta.version
     if version is None:
         return None
@@ -207,7 +209,7 @@ def version_condition(obj: Model) -> Condition | None:
     return Attr(version.name).not_exists() if current is None else Attr(version.name) == current
 
 
-def next_version(obj: Model) -> int | None:
+def _next_version(obj: Model) -> int | None:
     version = obj._meta.version
     if version is None:
         return None
@@ -219,7 +221,7 @@ def unique_fields(obj: Model | type[Model]) -> list[str]:
     return list(dict.fromkeys(n for c in obj._meta.unique for n in c.all_fields))
 
 
-def lock_changes(obj: Model, old: dict[str, Any], new: dict[str, Any]) -> list[Action]:
+def _lock_changes(obj: Model, old: dict[str, Any], new: dict[str, Any]) -> list[Action]:
     """Release the locks of values given up and claim those of values taken;
     unchanged values cause no lock traffic."""
     moved = [c for c in obj._meta.unique if c.lock_id(old) != c.lock_id(new)]
@@ -230,7 +232,7 @@ def lock_changes(obj: Model, old: dict[str, Any], new: dict[str, Any]) -> list[A
     return [a for a in actions if a is not None]
 
 
-def entity_failure(obj: Model, verb: str, expected: dict[str, Any] | None) -> Any:
+def _entity_failure(obj: Model, verb: str, expected: dict[str, Any] | None) -> Any:
     """Which error a failed entity condition means, decided from the item as
     stored (``ALL_OLD``): gone, a newer version, changed unique values, or the
     caller's own condition."""
@@ -284,7 +286,7 @@ def create_actions(obj: Model, condition: Condition | None = None) -> list[Actio
     """An insert conditioned on the key being free, and a claim per unique value."""
     meta = obj._meta
     version = 1 if meta.version is not None else None
-    params = put_params(obj, both(not_exists(obj), condition), version=version)
+    params = _put_params(obj, both(not_exists(obj), condition), version=version)
 
     def exists_already(raw: dict[str, Any] | None) -> Exception:
         return AlreadyExists(
@@ -316,22 +318,22 @@ def save_actions(obj: Model, condition: Condition | None = None) -> list[Action]
     if meta.unique and obj._state.stored is None:
         return create_actions(obj, condition)
     names = unique_fields(obj)
-    old = stored_values(obj, names) or {}
-    version = next_version(obj)
-    params = put_params(obj, both(condition, version_condition(obj), holds(old)), version=version)
+    old = _stored_values(obj, names) or {}
+    version = _next_version(obj)
+    params = _put_params(obj, both(condition, _version_condition(obj), holds(old)), version=version)
     entity = Action(
         "Put",
         params,
         f"save {meta.object_name} {obj.key}",
-        entity_failure(obj, "save", old),
+        _entity_failure(obj, "save", old),
         written(obj, params["Item"], version),
         key=item_key(meta, params["Item"]),
     )
     new = {name: obj.__dict__[name] for name in names}
-    return [entity, *lock_changes(obj, old, new)]
+    return [entity, *_lock_changes(obj, old, new)]
 
 
-def upsert_defaults(obj: Model, written: set[str], defaults: dict[str, Any]) -> dict[str, Any]:
+def _upsert_defaults(obj: Model, written: set[str], defaults: dict[str, Any]) -> dict[str, Any]:
     """What an upsert writes where the item lacks it, so that an item it creates
     is whole: the ``defaults`` given, else each field's own default. A required
     field left out, or a unique value (an update cannot claim its lock), is
@@ -389,14 +391,14 @@ def update_actions(
     """An UpdateItem; when it changes unique values (only by ``set``/``remove``,
     so the instance can follow without a read), the lock changes too. An upsert
     also writes, where the item lacks them, the values an item it creates needs
-    (``upsert_defaults``)."""
+    (``_upsert_defaults``)."""
     meta = obj._meta
-    update = build_update(obj, **actions)
+    update = _build_update(obj, **actions)
     if defaults and not upsert:
         raise ValueError(f"{meta.object_name}: defaults= is written by upsert=True only.")
     if upsert:
         written = {meta.field_for_path(p)[0].name for p in update.paths()}
-        for name, value in upsert_defaults(obj, written, defaults or {}).items():
+        for name, value in _upsert_defaults(obj, written, defaults or {}).items():
             update.set_if_missing(name, value)
     version = meta.version
     if version is not None:
@@ -418,7 +420,7 @@ def update_actions(
     old: dict[str, Any] = {}
     locks: list[Action] = []
     if touched:
-        known = stored_values(obj, names)
+        known = _stored_values(obj, names)
         if known is None:
             raise WriteError(
                 f"{meta.object_name} {obj.key}: changing a unique value needs the values it "
@@ -426,7 +428,7 @@ def update_actions(
             )
         old = known
         new = {**old, **{n: set_values.get(n) for n in touched}}
-        locks = lock_changes(obj, old, new)
+        locks = _lock_changes(obj, old, new)
         if locks and any("." in p or "[" in p for p in changed):
             raise ValidationError(
                 f"{meta.object_name}: an update that changes a unique value may only set or "
@@ -444,11 +446,11 @@ def update_actions(
     conditions = both(
         None if upsert else exists(obj),
         condition,
-        None if blind else version_condition(obj),
+        None if blind else _version_condition(obj),
         holds(old),
     )
-    params = update_params(obj, update, conditions)
-    new_version = next_version(obj)
+    params = _update_params(obj, update, conditions)
+    new_version = _next_version(obj)
 
     def follow() -> None:
         for name, value in set_values.items():
@@ -472,7 +474,7 @@ def update_actions(
         "Update",
         params,
         f"update {meta.object_name} {obj.key}",
-        entity_failure(obj, "update", old),
+        _entity_failure(obj, "update", old),
         follow if locks else None,
     )
     return [entity, *locks]
@@ -482,17 +484,17 @@ def delete_actions(obj: Model, condition: Condition | None = None) -> list[Actio
     """The item and every lock it holds, conditioned on still holding them."""
     meta = obj._meta
     names = unique_fields(obj)
-    old = stored_values(obj, names)
+    old = _stored_values(obj, names)
     if old is None:  # never read: the locks of the values it believes in
         old = {name: obj.__dict__[name] for name in names}
-    params = key_params(obj, both(condition, version_condition(obj), holds(old)))
+    params = _key_params(obj, both(condition, _version_condition(obj), holds(old)))
     owner = meta.key_of(obj.__dict__)
     releases = [c.release(old, owner) for c in meta.unique]
     entity = Action(
         "Delete",
         params,
         f"delete {meta.object_name} {obj.key}",
-        entity_failure(obj, "delete", old),
+        _entity_failure(obj, "delete", old),
         written(obj, None, None),
     )
     return [entity, *(a for a in releases if a is not None)]
@@ -502,7 +504,7 @@ def condition_check_action(obj: Model, condition: Condition) -> Action:
     meta = obj._meta
     return Action(
         "ConditionCheck",
-        key_params(obj, condition),
+        _key_params(obj, condition),
         f"check {meta.object_name} {obj.key}",
-        entity_failure(obj, "check", None),
+        _entity_failure(obj, "check", None),
     )
