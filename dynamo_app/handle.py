@@ -11,7 +11,7 @@ from __future__ import annotations
 import atexit
 import logging
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -39,6 +39,12 @@ from .tables import TableResolver
 __all__ = ["Handle", "get_handle", "reset", "using"]
 
 logger = logging.getLogger("dynamo_app")
+
+# Where each paged operation says "more follows", and where the next request says "from here".
+_PAGE_KEYS = {"list_tables": ("LastEvaluatedTableName", "ExclusiveStartTableName")}
+_ITEM_PAGE_KEYS = ("LastEvaluatedKey", "ExclusiveStartKey")  # scan, query
+# Where a batch operation's answer holds the part DynamoDB did not process.
+_UNPROCESSED = {"batch_get_item": "UnprocessedKeys", "batch_write_item": "UnprocessedItems"}
 
 # botocore re-validates every request against the service model. The app
 # validates what it builds itself (fields, keys, sizes, expressions), so that
@@ -134,6 +140,46 @@ class Handle:
             cause = _detached(exc)
             error = self.translate(cause, operation, params)
             raise error from (None if error is cause else cause)
+
+    def paginate(self, operation: str, **params: Any) -> Iterator[dict[str, Any]]:
+        """Each page's response of a ``scan``, ``query`` or ``list_tables``, the
+        next page requested only when the caller asks for it."""
+        last, start = _PAGE_KEYS.get(operation, _ITEM_PAGE_KEYS)
+        while True:
+            page = self.call(operation, **params)
+            yield page
+            if last not in page:
+                return
+            params[start] = page[last]
+
+    def until_processed(
+        self,
+        operation: str,
+        request: dict[str, Any],
+        incomplete: Callable[[dict[str, Any], int], Exception],
+    ) -> Iterator[dict[str, Any]]:
+        """Each response of a batch ``request`` and of the resends of its
+        unprocessed remainder, with backoff between them, until nothing is left.
+
+        DynamoDB leaves part of a batch unprocessed when it throttles; a round
+        that shrinks the remainder is progress and starts the backoff over. After
+        ``RETRY.MAX_ATTEMPTS`` rounds without progress it raises
+        ``incomplete(remainder, rounds)``: the caller says what was not done.
+        """
+        rounds = 0
+        left: int | None = None
+        while True:
+            response = self.call(operation, RequestItems=request)
+            yield response
+            request = response.get(_UNPROCESSED[operation]) or {}
+            if not request:
+                return
+            count = sum(len(v["Keys"] if isinstance(v, dict) else v) for v in request.values())
+            rounds = rounds + 1 if left is not None and count >= left else 1
+            left = count
+            if rounds >= self.retry.settings.max_attempts:
+                raise incomplete(request, rounds)
+            self.retry.sleep(self.retry.delay(rounds))
 
     def translate(self, exc: Exception, operation: str, params: dict[str, Any]) -> Exception:
         """botocore's exception -> the app's, with a message that says what to do."""

@@ -131,14 +131,10 @@ def check_unique(*, repair: bool = False) -> Report:
 def _scan_locks() -> dict[str, dict[str, Any]]:
     handle = get_handle()
     locks: dict[str, dict[str, Any]] = {}
-    params: dict[str, Any] = {"TableName": handle.table_name(LOCK_TABLE)}
-    while True:
-        page = handle.call("scan", **params)
+    for page in handle.paginate("scan", TableName=handle.table_name(LOCK_TABLE)):
         for item in page.get("Items", []):
             locks[item[LOCK_ID]["S"]] = item
-        if "LastEvaluatedKey" not in page:
-            return locks
-        params["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+    return locks
 
 
 def _holds(obj: Model, constraint: Unique) -> Any:

@@ -341,14 +341,7 @@ def lists_undeclared(handle: Handle) -> bool:
 
 def table_names(handle: Handle) -> list[str]:
     """Every table in the handle's account and region (ListTables, every page)."""
-    names: list[str] = []
-    params: dict[str, Any] = {}
-    while True:
-        page = handle.call("list_tables", **params)
-        names += page.get("TableNames", [])
-        if "LastEvaluatedTableName" not in page:
-            return names
-        params = {"ExclusiveStartTableName": page["LastEvaluatedTableName"]}
+    return [name for page in handle.paginate("list_tables") for name in page.get("TableNames", [])]
 
 
 def _undeclared(handle: Handle, declared_deployed: set[str]) -> list[TableChange]:

@@ -152,21 +152,19 @@ def _delete_item(session_key: str) -> None:
 
 def _batch_delete(handle: Handle, table: str, keys: list[dict[str, Any]]) -> None:
     """Delete up to 25 keys, re-sending unprocessed ones with backoff."""
+
+    def incomplete(remainder: dict[str, Any], rounds: int) -> BatchIncomplete:
+        requests = remainder[table]
+        return BatchIncomplete(
+            f"{len(requests)} expired sessions in {table!r} were still unprocessed after "
+            f"{rounds} BatchWriteItem rounds without progress (throttled). Run clearsessions "
+            "again later.",
+            unprocessed=requests,
+        )
+
     requests = [{"DeleteRequest": {"Key": key}} for key in keys]
-    attempt = 1
-    while True:
-        response = handle.call("batch_write_item", RequestItems={table: requests})
-        requests = response.get("UnprocessedItems", {}).get(table, [])
-        if not requests:
-            return
-        if attempt >= handle.retry.settings.max_attempts:
-            raise BatchIncomplete(
-                f"{len(requests)} expired sessions in {table!r} were still unprocessed after "
-                f"{attempt} BatchWriteItem attempts (throttled). Run clearsessions again later.",
-                unprocessed=requests,
-            )
-        handle.retry.sleep(handle.retry.delay(attempt))
-        attempt += 1
+    for _ in handle.until_processed("batch_write_item", {table: requests}, incomplete):
+        pass
 
 
 class SessionStore(SessionBase):
@@ -285,23 +283,20 @@ class SessionStore(SessionBase):
         """
         handle = get_handle()
         table = _table(handle)
-        params: dict[str, Any] = {
-            "TableName": table,
-            "FilterExpression": "#e <= :now",
-            "ProjectionExpression": "#k",
-            "ExpressionAttributeNames": {"#e": EXPIRES, "#k": KEY},
-            "ExpressionAttributeValues": {":now": {"N": str(int(time.time()))}},
-        }
+        pages = handle.paginate(
+            "scan",
+            TableName=table,
+            FilterExpression="#e <= :now",
+            ProjectionExpression="#k",
+            ExpressionAttributeNames={"#e": EXPIRES, "#k": KEY},
+            ExpressionAttributeValues={":now": {"N": str(int(time.time()))}},
+        )
         deleted = 0
-        while True:
-            page = handle.call("scan", **params)
+        for page in pages:
             keys = [{KEY: item[KEY]} for item in page.get("Items", [])]
             for start in range(0, len(keys), BATCH_SIZE):
                 _batch_delete(handle, table, keys[start : start + BATCH_SIZE])
             deleted += len(keys)
-            if "LastEvaluatedKey" not in page:
-                break
-            params["ExclusiveStartKey"] = page["LastEvaluatedKey"]
         logger.info("clear_expired: deleted %d expired sessions from %s", deleted, table)
         return deleted
 

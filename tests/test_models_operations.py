@@ -11,6 +11,7 @@ from dynamo_app import models
 from dynamo_app.exceptions import BatchIncomplete, ConditionFailed, WriteError
 from dynamo_app.handle import get_handle
 from dynamo_app.models import Attr
+from dynamo_app.testing import count_requests
 
 
 def sent(counter, index=-1):
@@ -291,3 +292,22 @@ def test_batch_gives_up_with_what_was_not_written(dynamo_db, monkeypatch):
     with pytest.raises(BatchIncomplete) as e:
         Account.objects.bulk_save([Account(owner="o", name="a")])
     assert e.value.unprocessed == [{"owner": "o", "name": "a"}]
+
+
+def test_paginate_follows_every_page_one_request_each(dynamo_db):
+    Account.objects.bulk_save(Account(owner="o", name=f"p{i}") for i in range(5))
+    table = dynamo_db.table_name(Account._meta.table_name)
+    with count_requests() as counter:
+        pages = list(dynamo_db.paginate("scan", TableName=table, Limit=2))
+    names = sorted(item["name"]["S"] for page in pages for item in page["Items"])
+    assert names == [f"p{i}" for i in range(5)]
+    assert len(pages) >= 3 and counter["Scan"] == len(pages) and counter.total == len(pages)
+
+
+def test_paginate_follows_list_tables_pages(dynamo_db):
+    everything = dynamo_db.call("list_tables")["TableNames"]
+    assert len(everything) >= 2
+    with count_requests() as counter:
+        pages = list(dynamo_db.paginate("list_tables", Limit=1))
+    assert [name for page in pages for name in page["TableNames"]] == everything
+    assert counter["ListTables"] == len(pages) >= len(everything)

@@ -54,33 +54,24 @@ def _until_done(
     model: type[Model],
     operation: str,
     request: dict[str, Any],
-    unprocessed_key: str,
     on_response: Callable[[dict[str, Any]], None],
 ) -> None:
     """Send ``request`` and its unprocessed remainder until nothing is left; give up
     (``BatchIncomplete``) only after ``RETRY.MAX_ATTEMPTS`` rounds without progress."""
-    handle = get_handle()
-    attempt = 0
-    left: int | None = None
-    while True:
-        response = handle.call(operation, RequestItems=request)
+
+    def incomplete(remainder: dict[str, Any], rounds: int) -> BatchIncomplete:
+        meta = model._meta
+        entries = _entries(remainder)
+        keys = [{f.name: f.decode(e[f.db_name]) for f in meta.key_fields} for e in entries]
+        return BatchIncomplete(
+            f"{operation} on {meta.object_name}: {len(keys)} item(s) still unprocessed after "
+            f"{rounds} rounds without progress (DynamoDB was throttling); everything else "
+            f"was done. Not done: {keys[:10]}{' ...' if len(keys) > 10 else ''}",
+            unprocessed=keys,
+        )
+
+    for response in get_handle().until_processed(operation, request, incomplete):
         on_response(response)
-        request = response.get(unprocessed_key) or {}
-        if not request:
-            return
-        entries = _entries(request)
-        attempt = attempt + 1 if left is not None and len(entries) >= left else 1
-        left = len(entries)
-        if attempt >= handle.retry.settings.max_attempts:
-            meta = model._meta
-            keys = [{f.name: f.decode(e[f.db_name]) for f in meta.key_fields} for e in entries]
-            raise BatchIncomplete(
-                f"{operation} on {meta.object_name}: {len(keys)} item(s) still unprocessed after "
-                f"{attempt} rounds without progress (DynamoDB was throttling); everything else "
-                f"was done. Not done: {keys[:10]}{' ...' if len(keys) > 10 else ''}",
-                unprocessed=keys,
-            )
-        handle.retry.sleep(handle.retry.delay(attempt))
 
 
 def bulk_get(model: type[M], keys: Iterable[Any], *, consistent: bool = False) -> list[M | None]:
@@ -98,7 +89,7 @@ def bulk_get(model: type[M], keys: Iterable[Any], *, consistent: bool = False) -
 
     for chunk in _chunks(unique, GET_CHUNK):
         request = {table: {"Keys": chunk, "ConsistentRead": consistent}}
-        _until_done(model, "batch_get_item", request, "UnprocessedKeys", collect)
+        _until_done(model, "batch_get_item", request, collect)
     decoded = {key_id: meta.decode(item) for key_id, item in found.items()}
     return [decoded.get(key_id) for key_id in ids]  # type: ignore[misc]
 
@@ -106,7 +97,7 @@ def bulk_get(model: type[M], keys: Iterable[Any], *, consistent: bool = False) -
 def _write(model: type[Model], requests: dict[tuple[Any, ...], dict[str, Any]]) -> None:
     table = get_handle().table_name(model._meta.table_name)
     for chunk in _chunks(list(requests.values()), WRITE_CHUNK):
-        _until_done(model, "batch_write_item", {table: chunk}, "UnprocessedItems", lambda r: None)
+        _until_done(model, "batch_write_item", {table: chunk}, lambda r: None)
 
 
 def _guarded(model: type[Model]) -> bool:
