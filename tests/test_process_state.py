@@ -5,6 +5,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+from django.conf import settings
+from django.test.utils import override_settings
+
 from dynamo_app import apps, handle, local
 from dynamo_app.test.store import TestStore
 
@@ -30,10 +33,14 @@ def test_importing_the_plugin_flips_no_globals():
 def test_the_store_switches_while_up_and_restores_when_stopped(dynamo_db, monkeypatch):
     monkeypatch.setattr(handle, "validate_parameters", False)
     monkeypatch.setattr(local, "share_embedded", True)
-    store = TestStore().start()
-    try:
-        assert handle.validate_parameters is True and local.share_embedded is False
-        assert handle.get_handle().client.meta.config.parameter_validation is True
-    finally:
-        store.stop()
+    # Started from a project's own configuration: a TestStore refuses to start over
+    # the run's store itself (DYNAMO_TEST_ENDPOINT as the configured ENDPOINT).
+    project = {**settings.DYNAMO, "ENDPOINT": "http://127.0.0.1:9"}
+    with override_settings(DYNAMO=project):
+        store = TestStore().start()
+        try:
+            assert handle.validate_parameters is True and local.share_embedded is False
+            assert handle.get_handle().client.meta.config.parameter_validation is True
+        finally:
+            store.stop()
     assert handle.validate_parameters is False and local.share_embedded is True
