@@ -153,11 +153,15 @@ class WriteError(DynamoError):
 class ConditionFailed(WriteError):
     """A write's condition did not hold. ``item`` is the item as stored, when
     DynamoDB returned it: a model instance from a model's write, the wire item
-    (attribute values as sent) from a raw ``Handle.call``."""
+    (attribute values as sent) from a raw ``Handle.call``. ``attempts`` counts
+    the requests sent (throttled ones included)."""
 
-    def __init__(self, message: str, *, item: Model | dict[str, Any] | None = None) -> None:
+    def __init__(
+        self, message: str, *, item: Model | dict[str, Any] | None = None, attempts: int = 1
+    ) -> None:
         super().__init__(message)
         self.item = item
+        self.attempts = attempts
 
 
 class AlreadyExists(ConditionFailed):
@@ -179,11 +183,19 @@ class UniqueViolation(WriteError):
 
 
 class TransactionCanceled(WriteError):
-    """DynamoDB cancelled a transaction; ``reasons`` holds one entry per action."""
+    """DynamoDB cancelled a transaction; ``reasons`` holds one entry per action,
+    ``attempts`` counts the requests sent."""
 
-    def __init__(self, message: str, *, reasons: Sequence[Mapping[str, Any]] | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        reasons: Sequence[Mapping[str, Any]] | None = None,
+        attempts: int = 1,
+    ) -> None:
         super().__init__(message)
         self.reasons = reasons or []
+        self.attempts = attempts
 
 
 class TransactionLimitExceeded(DynamoError, ValueError):
@@ -211,14 +223,18 @@ class BatchIncomplete(WriteError):
 class ServiceError(DynamoError):
     """DynamoDB (or the network to it) failed a request after the retry policy.
 
-    ``code`` is DynamoDB's error code where there is one; ``__cause__`` is the
-    botocore exception, without its traceback (its frames hold the signed request).
+    ``code`` is DynamoDB's error code where there is one; ``attempts`` counts the
+    requests sent; ``__cause__`` is the botocore exception, without its traceback
+    (its frames hold the signed request).
     """
 
-    def __init__(self, message: str, *, code: str = "", operation: str = "") -> None:
+    def __init__(
+        self, message: str, *, code: str = "", operation: str = "", attempts: int = 1
+    ) -> None:
         super().__init__(message)
         self.code = code
         self.operation = operation
+        self.attempts = attempts
 
 
 class ConnectionFailed(ServiceError):

@@ -194,6 +194,7 @@ class Handle:
                 "writing again; an idempotency_key makes such a write safely repeatable.",
                 code=error_code(exc),
                 operation=operation,
+                attempts=attempts,
             )
         if isinstance(exc, ChecksumError):
             return exceptions.DamagedResponse(
@@ -201,6 +202,7 @@ class Handle:
                 "x-amz-crc32 checksum did not match the body). Check proxies and middleboxes "
                 "between this process and the endpoint.",
                 operation=operation,
+                attempts=attempts,
             )
         if isinstance(
             exc,
@@ -216,12 +218,14 @@ class Handle:
                 f"({operation}{where}){tried}: {type(exc).__name__}. Check DYNAMO['ENDPOINT'] and "
                 "that the server is running.",
                 operation=operation,
+                attempts=attempts,
             )
         if isinstance(exc, ReadTimeoutError):
             return exceptions.ConnectionFailed(
                 f"DynamoDB did not answer {operation}{where} within "
                 f"{self.settings.timeout:g}s{tried} (DYNAMO['TIMEOUT']).",
                 operation=operation,
+                attempts=attempts,
             )
         if not isinstance(exc, ClientError):
             return exc
@@ -231,6 +235,7 @@ class Handle:
             return exceptions.ConditionFailed(
                 f"The condition of {operation}{where} did not hold; nothing was written.",
                 item=stored_item(exc),
+                attempts=attempts,
             )
         if code == "TransactionCanceledException":
             reasons = exc.response.get("CancellationReasons") or []
@@ -245,6 +250,7 @@ class Handle:
                 f"DynamoDB cancelled the transaction; nothing was written. Reasons: "
                 f"{[r.get('Code') for r in reasons]}",
                 reasons=reasons,
+                attempts=attempts,
             )
         if code == "ResourceNotFoundException":
             return exceptions.TableNotFound(
@@ -253,6 +259,7 @@ class Handle:
                 "DYNAMO['TABLE_PREFIX'] / TABLE_NAMES.",
                 code=code,
                 operation=operation,
+                attempts=attempts,
             )
         if server_error(exc):
             return exceptions.ServerError(
@@ -260,6 +267,7 @@ class Handle:
                 f"{message}). Retry later; if it persists, check the AWS Health Dashboard.",
                 code=code,
                 operation=operation,
+                attempts=attempts,
             )
         if classify(exc) is Decision.RETRY:
             return exceptions.Throttled(
@@ -267,11 +275,13 @@ class Handle:
                 "the table's capacity.",
                 code=code,
                 operation=operation,
+                attempts=attempts,
             )
         return exceptions.ServiceError(
             f"DynamoDB rejected {operation}{where}: {code}: {message}",
             code=code,
             operation=operation,
+            attempts=attempts,
         )
 
     def _lost(self, exc: Exception) -> str:

@@ -212,6 +212,7 @@ class Transaction:
             "DynamoDB cancelled the transaction; nothing was written. "
             + ("; ".join(failures) or "No reason was given."),
             reasons=exc.reasons,
+            attempts=exc.attempts,
         )
 
 

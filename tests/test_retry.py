@@ -251,3 +251,17 @@ def test_every_error_class_at_every_position(table, fault, retried, position):
                 table.call("put_item", **_put(table, f"k-{position}"))
             assert len(faults.attempts) == (5 if retried else 1)
             assert e.value.__cause__ is not None  # the final error carries its cause
+
+
+def test_the_app_error_says_how_many_requests_were_sent(table):
+    throttled = client_error("ThrottlingException")
+    with Faults(table.client, *[throttled] * 5), pytest.raises(exceptions.Throttled) as e:
+        table.call("put_item", **_put(table, "t"))
+    assert e.value.attempts == 5 and "after 5 attempts" in str(e.value)
+    table.call("put_item", **_put(table, "t"))
+    with Faults(table.client, throttled), pytest.raises(exceptions.ConditionFailed) as failed:
+        table.call("put_item", **_put(table, "t", ConditionExpression="attribute_not_exists(pk)"))
+    assert failed.value.attempts == 2
+    with pytest.raises(exceptions.ServiceError) as rejected:
+        table.call("put_item", TableName=table.table_name(TABLE), Item={"pk": {"N": "1"}})
+    assert rejected.value.attempts == 1
