@@ -200,8 +200,12 @@ def test_the_state_file_is_checked_again_before_it_is_replaced(tmp_path, caplog)
     state = tmp_path / "local.pickle"
     server = local.LocalServer(state_file=state).start()
     try:
-        _table_with_item(_client(server.url))
+        client = _client(server.url)
+        _table_with_item(client)
         state.write_bytes(b"SQLite format 3\x00")
+        # A write after the swap, so a save is due whether or not the saver thread
+        # already saved the first writes (it may, within its one-second interval).
+        client.put_item(TableName="kept", Item={"pk": {"S": "b"}})
     finally:
         server.stop()
         _wipe_moto()
