@@ -27,6 +27,7 @@ __all__ = [
     "DynamoError",
     "InvalidCursor",
     "ItemTooLarge",
+    "LoadError",
     "LocalServerError",
     "MigrationTimeout",
     "MissingDependency",
@@ -125,6 +126,15 @@ class StoredValueError(DynamoError, ValueError):
     """An item in the table holds a value its model cannot read (e.g. a number
     where the field stores a string): written by other code or an older model.
     The message names the table, the field and the stored type."""
+
+
+class LoadError(DynamoError, ValueError):
+    """A line of a ``dynamo_load`` file cannot be loaded; ``line`` is its number
+    (1-based). Nothing of that line was written; the lines before it were."""
+
+    def __init__(self, message: str, *, line: int) -> None:
+        super().__init__(message)
+        self.line = line
 
 
 class QueryError(DynamoError, ValueError):

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import copy
 import threading
-from typing import Any, ClassVar, cast
+from typing import Any, ClassVar, Self, cast
 
 from .. import app_tables, exceptions
 from ..conf import require_installed
@@ -204,6 +204,23 @@ class Model(metaclass=ModelBase):
         from .. import wire
 
         return {name: wire.decode(value) for name, value in self._state.extra.items()}
+
+    # --- the typed JSON form (see dynamo_app.serialization)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every field by name, JSON-safe and exact: ``json.dumps(obj.to_dict())``
+        reads back with ``Model.from_dict()`` as the same values."""
+        from ..serialization import to_dict
+
+        return to_dict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Self:
+        """A new, unsaved instance from ``to_dict()``'s form, checked as a save
+        would check it (``ValidationError`` naming the field)."""
+        from ..serialization import from_dict
+
+        return from_dict(cls, data)
 
     # --- item operations: one request each (a transaction when locks must move)
 

@@ -8,7 +8,7 @@ nothing until iterated, paged or counted, and then one request per page:
 * ``where(*conditions, **lookups)`` - a FilterExpression, applied by DynamoDB
   *after* the read: it saves transfer, not read capacity.
 * ``order_by("-at")``, ``limit(n)``, ``only(...)``, ``consistent()``,
-  ``using_index(name)``.
+  ``using_index(name)``, and for a scan ``segment(i, n)`` (a parallel scan's slice).
 
 Iteration fetches page after page lazily (constant memory) and does not
 cache: iterating twice queries twice. ``page()`` makes exactly one request
@@ -43,6 +43,7 @@ if TYPE_CHECKING:
 M = TypeVar("M", bound="Model")
 
 MAX_LIMIT = 2**31 - 1  # a request's Limit is a 32-bit Integer in DynamoDB's API
+MAX_SEGMENTS = 1_000_000  # a parallel scan's TotalSegments
 
 
 @dataclass
@@ -74,6 +75,7 @@ class QuerySet(Generic[M]):
         self._limit: int | None = None
         self._only: tuple[str, ...] | None = None
         self._consistent = False
+        self._segment: tuple[int, int] | None = None
 
     def __repr__(self) -> str:
         kind = "scan" if self._scan else "query"
@@ -148,6 +150,23 @@ class QuerySet(Generic[M]):
         clone._consistent = value
         return clone
 
+    def segment(self, segment: int, total_segments: int) -> QuerySet[M]:
+        """One slice of a parallel scan: DynamoDB splits the table into
+        ``total_segments`` disjoint parts, and this reads part ``segment``
+        (0-based). The parts together read every item once; each can run in its
+        own thread, process or machine."""
+        if not self._scan:
+            raise QueryError("segment() slices a scan: Model.objects.scan().segment(i, n).")
+        valid = all(type(v) is int for v in (segment, total_segments))
+        if not valid or not 0 <= segment < total_segments <= MAX_SEGMENTS:
+            raise QueryError(
+                f"segment(segment, total_segments) takes 0 <= segment < total_segments <= "
+                f"{MAX_SEGMENTS} (DynamoDB's limits), got ({segment!r}, {total_segments!r})."
+            )
+        clone = self._clone()
+        clone._segment = (segment, total_segments)
+        return clone
+
     # --- compiling
 
     def _schema(self) -> KeySchema:
@@ -210,6 +229,8 @@ class QuerySet(Generic[M]):
                 params["ScanIndexForward"] = self._forward
         elif self._order_field:
             raise QueryError("scan() returns items in no defined order; order_by() needs a query.")
+        if self._segment is not None:
+            params["Segment"], params["TotalSegments"] = self._segment
         where = all_of(self._where)
         if where is not None:
             if not self._scan:

@@ -1,0 +1,53 @@
+"""``manage.py dynamo_load``: the lines of a dynamo_dump file, validated and written."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError
+
+from dynamo_app.dumpload import load
+from dynamo_app.exceptions import DynamoError
+
+
+class Command(BaseCommand):
+    help = (
+        "Load a dynamo_dump file (- for stdin): every line is checked through its model "
+        "before anything of it is written; items are written in batches, and those of "
+        "models with unique constraints together with their locks. A bad line stops the "
+        "load with its line number, or with --skip-invalid is counted and skipped. Run it "
+        "again to resume: items already loaded are recognised and counted."
+    )
+
+    stealth_options = ("stdin",)
+
+    def add_arguments(self, parser: Any) -> None:
+        parser.add_argument("file", metavar="FILE")
+        parser.add_argument(
+            "--skip-invalid", action="store_true", help="count and skip lines that cannot load"
+        )
+
+    def handle(self, *args: Any, file: str, skip_invalid: bool, **options: Any) -> None:
+        progress = getattr(self.stderr, "_out", sys.stderr)
+        try:
+            if file == "-":
+                stdin = options.get("stdin") or sys.stdin
+                result = load(stdin, skip_invalid=skip_invalid, progress=progress)
+            else:
+                with open(file, encoding="utf-8") as lines:
+                    total = sum(1 for line in lines if line.strip())
+                    lines.seek(0)
+                    result = load(lines, skip_invalid=skip_invalid, progress=progress, total=total)
+        except (DynamoError, OSError) as exc:
+            raise CommandError(str(exc)) from exc
+        rate = (result.loaded + result.present) / result.seconds if result.seconds else 0
+        summary = (
+            f"Loaded {result.loaded:,} items in {result.seconds:.1f}s ({rate:,.0f} items/s); "
+            f"{result.present:,} were already there"
+        )
+        if result.invalid:
+            shown = ", ".join(map(str, result.invalid[:20]))
+            more = " ..." if len(result.invalid) > 20 else ""
+            summary += f"; skipped {len(result.invalid):,} invalid line(s): {shown}{more}"
+        self.stderr.write(summary + ".")

@@ -1,0 +1,190 @@
+"""dynamo_dump / dynamo_load: a round trip keeps every item, version and lock."""
+
+import io
+import json
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.test import TestCase
+
+from dynamo_app import models
+from dynamo_app.dumpload import load, load_fixture, record
+from dynamo_app.exceptions import LoadError, QueryError
+from dynamo_app.handle import get_handle
+from dynamo_app.integrity import check_unique
+from dynamo_app.testing import count_requests
+from dynamo_app.unique import LOCK_TABLE
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+class Member(models.Model):
+    club = models.StringField(partition_key=True)
+    member_id = models.StringField(sort_key=True)
+    name = models.StringField()
+    number = models.IntegerField(null=True)
+    balance = models.DecimalField(default=Decimal(0))
+    photo = models.BinaryField(null=True)
+    roles = models.StringSetField()
+    version = models.VersionField()
+
+    class Meta:
+        table_name = "dl_member"
+        unique = [models.Unique("number", within="club")]
+
+
+class Note(models.Model):
+    note_id = models.StringField(partition_key=True)
+    body = models.StringField()
+    at = models.DateTimeField(null=True)
+
+    class Meta:
+        table_name = "dl_note"
+
+
+def scan(model):
+    return sorted(json.dumps(record(o), sort_keys=True) for o in model.objects.scan())
+
+
+def locks():
+    handle = get_handle()
+    items = handle.call("scan", TableName=handle.table_name(LOCK_TABLE))["Items"]
+    return sorted(json.dumps(item, sort_keys=True) for item in items)
+
+
+def populate():
+    for i in range(20):
+        member = Member.objects.create(
+            club=f"c{i % 3}",
+            member_id=f"m{i:02d}",
+            name=f"Name {i}",
+            number=i if i % 5 else None,
+            balance=Decimal(f"12345678901234567890.1234567890123456{i:02d}"),
+            photo=bytes([i, 0, 255]),
+            roles={"a", f"r{i}"},
+        )
+        if i % 4 == 0:
+            member.name += " (renamed)"
+            member.save()  # version 2
+    Note.objects.bulk_save(Note(note_id=f"n{i}", body="x" * i) for i in range(6))
+    handle = get_handle()  # an attribute the model does not declare, written by other code
+    handle.call(
+        "update_item",
+        TableName=handle.table_name("dl_note"),
+        Key={"note_id": {"S": "n1"}},
+        UpdateExpression="SET legacy = :v",
+        ExpressionAttributeValues={":v": {"M": {"b": {"B": b"\x01"}, "n": {"N": "1.50"}}}},
+    )
+
+
+def dump_text(*labels, segments=1):
+    out, err = io.StringIO(), io.StringIO()
+    call_command("dynamo_dump", *labels, segments=segments, stdout=out, stderr=err)
+    return out.getvalue(), err.getvalue()
+
+
+def test_dump_empty_load_gives_identical_items_and_locks(dynamo_db, dynamo_server, tmp_path):
+    populate()
+    before = {Member: scan(Member), Note: scan(Note)}
+    held = locks()
+    assert len(held) == 16  # numbers 1..19 except multiples of 5
+
+    text, err = dump_text("Member", "test_dumpload.Note", segments=3)
+    assert len(text.splitlines()) == 26
+    assert "Dumped 26 items of 2 model(s)" in err and "Member 20" in err
+    path = tmp_path / "dump.jsonl"
+    path.write_text(text)
+
+    dynamo_server.empty()
+    assert scan(Member) == [] and locks() == []
+    err = io.StringIO()
+    call_command("dynamo_load", str(path), stderr=err)
+    assert "Loaded 26 items" in err.getvalue()
+
+    assert scan(Member) == before[Member]  # versions included
+    assert scan(Note) == before[Note]  # the undeclared attribute too
+    assert Note.objects.get(note_id="n1").extra_attributes == {
+        "legacy": {"b": b"\x01", "n": Decimal("1.50")}
+    }
+    assert locks() == held  # the same lock items, owners included
+    report = check_unique()
+    assert report.clean and report.locks_checked == 16
+    out = io.StringIO()
+    call_command("dynamo_check_unique", stdout=out)
+    assert "0 missing, 0 orphan, 0 duplicate" in out.getvalue()
+
+
+def test_a_load_run_again_resumes_and_counts_what_was_there(dynamo_db, dynamo_server):
+    populate()
+    text, _ = dump_text("Member")
+    lines = text.splitlines()
+    dynamo_server.empty()
+    first = load(lines[:17])  # as if killed after line 17
+    assert first.loaded == 17
+    again = load(lines)
+    assert (again.loaded, again.present) == (3, 17)
+    assert check_unique().clean and len(locks()) == 16
+
+
+def test_a_bad_line_stops_the_load_with_its_number(dynamo_db):
+    good = json.dumps(record(Note(note_id="n1", body="b")))
+    lines = [good, "", '{"model": "nope", "fields": {}}', good]
+    with pytest.raises(LoadError) as error:
+        load(lines)
+    assert error.value.line == 3 and "line 3: no model 'nope'" in str(error.value)
+
+    bad_value = good.replace('"body": "b"', '"body": 7')
+    result = load([good, "not json", bad_value, good], skip_invalid=True)
+    assert result.invalid == [2, 3] and result.loaded == 2
+    with pytest.raises(CommandError, match="line 2"):
+        call_command("dynamo_load", "-", stdin=io.StringIO(f"{good}\n{{}}\n"))
+
+
+def test_a_taken_unique_value_is_a_bad_line(dynamo_db):
+    Member.objects.create(club="c", member_id="m1", name="A", number=7)
+    clash = Member(club="c", member_id="m2", name="B", number=7)
+    with pytest.raises(LoadError) as error:
+        load([json.dumps(record(clash))])
+    assert error.value.line == 1 and "number=7 is already taken" in str(error.value)
+    result = load([json.dumps(record(clash))], skip_invalid=True)
+    assert result.invalid == [1] and check_unique().clean
+
+
+def test_requests_per_item(dynamo_db):
+    lines = [json.dumps(record(Note(note_id=f"n{i}", body="b"))) for i in range(100)]
+    with count_requests() as counter:
+        load(lines)
+    assert counter == {"BatchWriteItem": 4}  # 25 a request
+    members = [Member(club="c", member_id=f"m{i}", name="n", number=i) for i in range(100)]
+    with count_requests() as counter:
+        load([json.dumps(record(m)) for m in members])
+    assert counter == {"TransactWriteItems": 2}  # item + lock, 100 actions a transaction
+    with count_requests() as counter:
+        dump_text("test_dumpload.Note")
+    assert counter == {"DescribeTable": 1, "Scan": 1}
+
+
+class FixtureTests(TestCase):
+    """A dump file as a test fixture, loaded in setUp (Django's loaddata, for DynamoDB)."""
+
+    def setUp(self):
+        self.result = load_fixture(FIXTURES / "members.jsonl")
+
+    def test_fixture_loaded(self):
+        self.assertEqual((self.result.loaded, self.result.present), (2, 0))
+        self.assertEqual(Member.objects.get(club="c1", member_id="m2").number, 8)
+        self.assertEqual(Member.objects.get(club="c1", member_id="m1").version, 3)
+        self.assertTrue(check_unique().clean)
+
+
+def test_scan_segments_are_disjoint_and_cover_the_table(dynamo_db):
+    Note.objects.bulk_save(Note(note_id=f"n{i}", body="b") for i in range(20))
+    slices = [[n.note_id for n in Note.objects.scan().segment(i, 4)] for i in range(4)]
+    assert sorted(sum(slices, [])) == sorted(f"n{i}" for i in range(20))
+    for bad in [(4, 4), (-1, 2), (0, 0), (0, 1_000_001), (True, 2)]:
+        with pytest.raises(QueryError, match="segment"):
+            Note.objects.scan().segment(*bad)
+    with pytest.raises(QueryError, match="slices a scan"):
+        Note.objects.filter(note_id="n1").segment(0, 2)
