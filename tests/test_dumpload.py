@@ -14,6 +14,7 @@ from dynamo_app.dumpload import load, load_fixture, record
 from dynamo_app.exceptions import LoadError, QueryError
 from dynamo_app.handle import get_handle
 from dynamo_app.integrity import check_unique
+from dynamo_app.progress import Progress
 from dynamo_app.testing import count_requests
 from dynamo_app.unique import LOCK_TABLE
 
@@ -188,3 +189,27 @@ def test_scan_segments_are_disjoint_and_cover_the_table(dynamo_db):
             Note.objects.scan().segment(*bad)
     with pytest.raises(QueryError, match="slices a scan"):
         Note.objects.filter(note_id="n1").segment(0, 2)
+
+
+class Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_progress_redraws_on_a_terminal_and_writes_plain_lines_elsewhere():
+    now = [0.0]
+    tty = Progress(Terminal(), "dump", total=1000, clock=lambda: now[0])
+    now[0] = 2.0
+    tty.add(200)
+    assert tty.stream.getvalue() == "\r\x1b[Kdump: 200 of ~1,000 items, 100 items/s, ETA 0:00:08"
+    tty.close()
+    assert tty.stream.getvalue().endswith("\n")
+    plain = Progress(io.StringIO(), "load", clock=lambda: now[0])
+    plain.add(5)  # not yet due: one line every 10 s
+    now[0] = 12.5
+    plain.add(5)
+    plain.close()
+    assert plain.stream.getvalue().splitlines() == [
+        "load: 10 items, 1 items/s",
+        "load: 10 items, 1 items/s",
+    ]
