@@ -529,12 +529,13 @@ def test_must_create_on_an_existing_key_raises_create_error(session: SessionStor
 def test_saving_an_expired_session_raises_update_error(session: SessionStore) -> None:
     """An item past its expiry but not yet removed by TTL is never extended."""
     key = "expired0"
-    put_raw(key, session.encode({"a": 1}), now_epoch() - 5)
+    expired_at = now_epoch() - 5
+    put_raw(key, session.encode({"a": 1}), expired_at)
     store = SessionStore(key)
     store._session_cache = {"a": 2}  # as if loaded just before it expired
     with pytest.raises(UpdateError):
         store.save()
-    assert stored_item(key)["expires_at"]["N"] == str(now_epoch() - 5)  # type: ignore[index]
+    assert stored_item(key)["expires_at"]["N"] == str(expired_at)  # type: ignore[index]
 
 
 def test_item_too_large_is_refused_before_any_request(session: SessionStore) -> None:
