@@ -92,7 +92,7 @@ def test_dump_empty_load_gives_identical_items_and_locks(dynamo_db, dynamo_serve
     held = locks()
     assert len(held) == 16  # numbers 1..19 except multiples of 5
 
-    text, err = dump_text("Member", "test_dumpload.Note", segments=3)
+    text, err = dump_text("test_dumpload.Member", "test_dumpload.Note", segments=3)
     assert len(text.splitlines()) == 26
     assert "Dumped 26 items of 2 model(s)" in err and "Member 20" in err
     path = tmp_path / "dump.jsonl"
@@ -119,7 +119,7 @@ def test_dump_empty_load_gives_identical_items_and_locks(dynamo_db, dynamo_serve
 
 def test_a_load_run_again_resumes_and_counts_what_was_there(dynamo_db, dynamo_server):
     populate()
-    text, _ = dump_text("Member")
+    text, _ = dump_text("test_dumpload.Member")
     lines = text.splitlines()
     dynamo_server.empty()
     first = load(lines[:17])  # as if killed after line 17
