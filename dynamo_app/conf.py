@@ -186,6 +186,18 @@ def _attempts(key: str, value: Any) -> int:
     return value
 
 
+def _dax_endpoints(key: str, value: Any) -> tuple[str, ...]:
+    _check_type(key, value, (list, tuple), 'a list of DAX cluster endpoints ("daxs://...")')
+    for endpoint in value:
+        if not isinstance(endpoint, str) or not re.match(r"^daxs?://[^\s/]+/?$", endpoint):
+            raise ImproperlyConfigured(
+                f"DYNAMO['DAX_ENDPOINTS'] holds {endpoint!r}: each entry is a DAX cluster's "
+                'discovery endpoint, "daxs://<name>.<id>.dax-clusters.<region>.amazonaws.com" '
+                '(TLS) or "dax://..." (a cluster without encryption in transit).'
+            )
+    return tuple(value)
+
+
 def _path(key: str, value: Any) -> str:
     _check_type(key, value, (str, os.PathLike), "a file path")
     path: str = os.fspath(value)
@@ -253,6 +265,7 @@ class DynamoSettings:
     auto_migrate: bool = setting(False, _boolean)
     retry: RetrySettings = setting({}, _retry)
     local_state_file: str = setting("", _path)
+    dax_endpoints: tuple[str, ...] = setting([], _dax_endpoints)
     region_source: str = "REGION"  # not a key: where ``region`` came from
 
     @property
@@ -286,6 +299,7 @@ class DynamoSettings:
             f"{', session token set' if self.session_token else ''}, "
             f"timeout={self.timeout:g}s, pool={self.max_idle_conns}, "
             f"verify_schema={self.verify_schema}, auto_migrate={self.auto_migrate}"
+            f"{f', dax={len(self.dax_endpoints)} endpoint(s)' if self.dax_endpoints else ''}"
         )
 
 

@@ -30,7 +30,7 @@ from botocore.exceptions import (
 from django.core.exceptions import ImproperlyConfigured
 from django.core.signals import setting_changed
 
-from . import exceptions
+from . import dax, exceptions
 from .conf import DynamoSettings, changes_section, get_settings
 from .parser import ResponseParserFactory
 from .retry import Decision, RetryPolicy, classify, error_code, server_error, stored_item
@@ -68,7 +68,8 @@ def _check_access() -> None:
 
 
 class Handle:
-    """One configured boto3 client, its table resolver and its retry policy."""
+    """One configured boto3 client, its table resolver and its retry policy; with
+    DAX_ENDPOINTS, the DAX client that answers cacheable reads (see dax.py)."""
 
     def __init__(self, settings: DynamoSettings) -> None:
         _check_access()
@@ -78,6 +79,7 @@ class Handle:
         )
         self.retry = RetryPolicy(settings.retry)
         self.endpoint_url = self._endpoint_url()
+        self.dax: Any = None
         self.client = self._build_client()
 
     def __repr__(self) -> str:
@@ -114,6 +116,8 @@ class Handle:
                 region_name=s.region,
             )
             if session.get_credentials() is not None:
+                if s.dax_endpoints:
+                    self.dax = dax.factory(s, session, config)
                 return session.client("dynamodb", endpoint_url=self.endpoint_url, config=config)
         except Exception as exc:
             raise _detached(exc) from None
@@ -127,13 +131,16 @@ class Handle:
         """The deployed name of a declared table (one resolver for every caller)."""
         return self.resolver(declared_name)
 
-    def call(self, operation: str, **params: Any) -> dict[str, Any]:
+    def call(self, operation: str, *, cacheable: bool = False, **params: Any) -> dict[str, Any]:
         """Run one client operation under the retry policy; raise the app's errors.
 
         Whether a failed attempt is sent again is decided by ``retry`` from the
-        operation, its parameters and the error, never by the caller.
+        operation, its parameters and the error, never by the caller. A caller
+        that accepts an answer from DAX's cache says ``cacheable=True``; whether
+        DAX answers is ``dax.serves``'s decision.
         """
-        method = getattr(self.client, operation)
+        use_dax = self.dax is not None and dax.serves(operation, params, cacheable=cacheable)
+        method = getattr(self.dax if use_dax else self.client, operation)
         try:
             return self.retry.run(lambda: method(**params), operation, params)
         except Exception as exc:
@@ -157,6 +164,8 @@ class Handle:
         operation: str,
         request: dict[str, Any],
         incomplete: Callable[[dict[str, Any], int], Exception],
+        *,
+        cacheable: bool = False,
     ) -> Iterator[dict[str, Any]]:
         """Each response of a batch ``request`` and of the resends of its
         unprocessed remainder, with backoff between them, until nothing is left.
@@ -169,7 +178,7 @@ class Handle:
         rounds = 0
         left: int | None = None
         while True:
-            response = self.call(operation, RequestItems=request)
+            response = self.call(operation, cacheable=cacheable, RequestItems=request)
             yield response
             request = response.get(_UNPROCESSED[operation]) or {}
             if not request:
@@ -235,6 +244,12 @@ class Handle:
             return exceptions.ConditionFailed(
                 f"The condition of {operation}{where} did not hold; nothing was written.",
                 item=stored_item(exc),
+                attempts=attempts,
+            )
+        if code == "DuplicateItemException":
+            return exceptions.AlreadyExists(
+                f"A PartiQL INSERT found an item with the same key{where}; nothing was written. "
+                "Use UPDATE to change an existing item.",
                 attempts=attempts,
             )
         if code == "TransactionCanceledException":
@@ -304,6 +319,8 @@ class Handle:
 
     def close(self) -> None:
         self.client.close()
+        if self.dax is not None:
+            self.dax.close()
 
 
 def _detached(exc: Exception) -> Exception:

@@ -74,7 +74,9 @@ def check_unique(*, repair: bool = False) -> Report:
     expected: dict[str, list[tuple[type[Model], Unique, Model]]] = defaultdict(list)
     models = {m._meta.label: m for m in _constrained_models()}
     for model in models.values():
-        for obj in model.objects.scan().only(*unique_fields(model)):
+        # Strongly consistent: a repair acts on what this scan finds, so it must see
+        # every owner written so far (and DAX, which may hold older items, never answers it).
+        for obj in model.objects.scan().only(*unique_fields(model)).consistent():
             report.owners_checked += 1
             for constraint in model._meta.unique:
                 lock = constraint.lock_id(obj.__dict__)

@@ -13,8 +13,9 @@ A failed attempt has one of four classes (``classify``):
 * ``NEVER`` - the answer is final (condition failed, validation, missing table).
 
 Whether an unknown outcome may be sent again depends on the call alone
-(``repeatable``): reads, unconditional whole-item puts and deletes, batch
-writes and transactions carrying a ``ClientRequestToken`` may; a conditioned
+(``repeatable``): reads (PartiQL SELECTs too), unconditional whole-item puts
+and deletes, batch writes and transactions (``TransactWriteItems``,
+``ExecuteTransaction``) carrying a ``ClientRequestToken`` may; a conditioned
 put or delete may, and a repeat that then fails its condition is resolved from
 the item DynamoDB returns with the failure; an ``UpdateItem`` (counters, list
 appends, version bumps) never is. ``RetryPolicy.run`` applies both, and marks
@@ -30,6 +31,7 @@ from __future__ import annotations
 import enum
 import logging
 import random
+import re
 import time
 from collections.abc import Callable, Mapping
 from typing import Any, TypeGuard, cast
@@ -144,17 +146,33 @@ def classify(exc: BaseException) -> Decision:
     return Decision.NEVER
 
 
+def reads_only(operation: str, params: Mapping[str, Any]) -> bool:
+    """Whether the call only reads: a read operation, or PartiQL whose every
+    statement is a SELECT."""
+    if operation == "execute_statement":
+        return _select(params["Statement"])
+    if operation == "execute_transaction":
+        return all(_select(s["Statement"]) for s in params["TransactStatements"])
+    return operation in READ_OPERATIONS
+
+
+def _select(statement: str) -> bool:
+    return re.match(r"\s*SELECT\b", statement, re.IGNORECASE) is not None
+
+
 def repeatable(operation: str, params: Mapping[str, Any]) -> Repeat:
     """Whether ``operation`` with ``params`` may be sent again when an earlier
     attempt's outcome is unknown."""
-    if operation in READ_OPERATIONS or operation == "batch_write_item":
+    if reads_only(operation, params) or operation == "batch_write_item":
         return Repeat.SAFE  # batch writes are whole-item puts and deletes, never conditioned
-    if operation == "transact_write_items":
+    if operation in ("transact_write_items", "execute_transaction"):
         # DynamoDB answers a repeated token with the first attempt's outcome (for 10 minutes).
         return Repeat.SAFE if params.get("ClientRequestToken") else Repeat.NO
     if operation in ("put_item", "delete_item"):
         return Repeat.CHECKED if "ConditionExpression" in params else Repeat.SAFE
-    return Repeat.NO  # update_item (ADD, list_append, arithmetic), schema operations
+    # update_item (ADD, list_append, arithmetic), PartiQL writes (the text alone cannot
+    # tell a conditioned write from a plain one), schema operations
+    return Repeat.NO
 
 
 def our_write_in_place(operation: str, params: Mapping[str, Any], exc: ClientError) -> bool:
@@ -239,7 +257,7 @@ class RetryPolicy:
                     exc.outcome_unknown = (  # type: ignore[attr-defined]
                         unknown
                         and decision is not Decision.NEVER
-                        and operation not in READ_OPERATIONS
+                        and not reads_only(operation, params)
                     )
                     raise
                 wait = self.delay(attempt)

@@ -12,7 +12,7 @@ import re
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from django.core.exceptions import ImproperlyConfigured
 
@@ -126,9 +126,9 @@ class TableDefinition:
                 seen.setdefault(key.name, key.type)
         return [{"AttributeName": n, "AttributeType": t} for n, t in seen.items()]
 
-    def create_request(self, deployed_name: str) -> dict[str, object]:
+    def create_request(self, deployed_name: str) -> dict[str, Any]:
         """The CreateTable parameters for this definition under ``deployed_name``."""
-        request: dict[str, object] = {
+        request: dict[str, Any] = {
             "TableName": deployed_name,
             "KeySchema": self.key_schema(),
             "AttributeDefinitions": self.attribute_definitions(),

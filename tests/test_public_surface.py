@@ -10,10 +10,12 @@ import pytest
 PUBLIC_MODULES = [
     "dynamo_app",
     "dynamo_app.conf",
+    "dynamo_app.dax",
     "dynamo_app.dumpload",
     "dynamo_app.exceptions",
     "dynamo_app.handle",
     "dynamo_app.models",
+    "dynamo_app.partiql",
     "dynamo_app.serialization",
     "dynamo_app.sessions",
     "dynamo_app.test",

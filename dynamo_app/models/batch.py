@@ -55,9 +55,12 @@ def _until_done(
     operation: str,
     request: dict[str, Any],
     on_response: Callable[[dict[str, Any]], None],
+    *,
+    cacheable: bool = False,
 ) -> None:
     """Send ``request`` and its unprocessed remainder until nothing is left; give up
-    (``BatchIncomplete``) only after ``RETRY.MAX_ATTEMPTS`` rounds without progress."""
+    (``BatchIncomplete``) only after ``RETRY.MAX_ATTEMPTS`` rounds without progress.
+    ``cacheable``: a read DAX may answer (see dax.py)."""
 
     def incomplete(remainder: dict[str, Any], rounds: int) -> BatchIncomplete:
         meta = model._meta
@@ -70,7 +73,9 @@ def _until_done(
             unprocessed=keys,
         )
 
-    for response in get_handle().until_processed(operation, request, incomplete):
+    for response in get_handle().until_processed(
+        operation, request, incomplete, cacheable=cacheable
+    ):
         on_response(response)
 
 
@@ -89,7 +94,7 @@ def bulk_get(model: type[M], keys: Iterable[Any], *, consistent: bool = False) -
 
     for chunk in _chunks(unique, GET_CHUNK):
         request = {table: {"Keys": chunk, "ConsistentRead": consistent}}
-        _until_done(model, "batch_get_item", request, collect)
+        _until_done(model, "batch_get_item", request, collect, cacheable=True)
     decoded = {key_id: meta.decode(item) for key_id, item in found.items()}
     return [decoded.get(key_id) for key_id in ids]  # type: ignore[misc]
 

@@ -7,7 +7,7 @@ instance to a model attribute; every model gets ``objects`` if it declares none.
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
@@ -19,6 +19,7 @@ from .aio import in_thread
 from .query import QuerySet
 
 if TYPE_CHECKING:
+    from ..partiql import Result
     from .base import Model
 
 M = TypeVar("M", bound="Model")
@@ -46,7 +47,8 @@ class Manager(Generic[M]):
     # --- single items: one request each
 
     def get(self, /, *, consistent: bool = False, **key: Any) -> M:
-        """One GetItem by the full primary key; raises ``Model.DoesNotExist``."""
+        """One GetItem by the full primary key; raises ``Model.DoesNotExist``.
+        Without ``consistent``, DAX answers it when DAX_ENDPOINTS is set."""
         meta = self.model._meta
         names = {f.name for f in meta.key_fields}
         if set(key) != names:
@@ -59,6 +61,7 @@ class Manager(Generic[M]):
         handle = get_handle()
         response = handle.call(
             "get_item",
+            cacheable=True,
             TableName=handle.table_name(meta.table_name),
             Key=meta.key_of(key),
             ConsistentRead=consistent,
@@ -130,6 +133,25 @@ class Manager(Generic[M]):
     def scan(self) -> QuerySet[M]:
         """Read the whole table (or an index, with ``.using_index()``), page by page."""
         return QuerySet(self.model, scan=True)
+
+    def partiql(
+        self,
+        statement: str,
+        parameters: Sequence[Any] = (),
+        *,
+        scan: bool = False,
+        consistent: bool = False,
+    ) -> Result[M]:
+        """One PartiQL ``ExecuteStatement`` on this model's table, ``{table}`` in the
+        statement: ``partiql("SELECT * FROM {table} WHERE team_id = ?", [t])``.
+
+        Sent now; the instances it returns are paged in as they are iterated.
+        A SELECT needs an equality on the partition key, or ``scan=True``
+        (see ``dynamo_app.partiql``).
+        """
+        from ..partiql import execute
+
+        return execute(statement, parameters, model=self.model, scan=scan, consistent=consistent)
 
     # --- batches
 

@@ -257,7 +257,7 @@ class QuerySet(Generic[M]):
     # --- running
 
     def _call(self, params: dict[str, Any]) -> dict[str, Any]:
-        return get_handle().call("scan" if self._scan else "query", **params)
+        return get_handle().call("scan" if self._scan else "query", cacheable=True, **params)
 
     def _pages(self, select_count: bool = False) -> Iterator[dict[str, Any]]:
         params, _ = self._params()
