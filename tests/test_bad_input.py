@@ -53,6 +53,7 @@ WRONG_TYPE = {
     "AUTO_MIGRATE": 1,
     "RETRY": 5,
     "LOCAL_STATE_FILE": 42,
+    "DAX_ENDPOINTS": "daxs://cluster.abc.dax-clusters.eu-west-1.amazonaws.com",
 }
 
 
