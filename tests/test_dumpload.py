@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 from django.core.management import CommandError, call_command
-from django.test import TestCase
 
 from dynamo_app import models
 from dynamo_app.dumpload import load, load_fixture, record
@@ -167,17 +166,14 @@ def test_requests_per_item(dynamo_db):
     assert counter == {"DescribeTable": 1, "Scan": 1}
 
 
-class FixtureTests(TestCase):
-    """A dump file as a test fixture, loaded in setUp (Django's loaddata, for DynamoDB)."""
-
-    def setUp(self):
-        self.result = load_fixture(FIXTURES / "members.jsonl")
-
-    def test_fixture_loaded(self):
-        self.assertEqual((self.result.loaded, self.result.present), (2, 0))
-        self.assertEqual(Member.objects.get(club="c1", member_id="m2").number, 8)
-        self.assertEqual(Member.objects.get(club="c1", member_id="m1").version, 3)
-        self.assertTrue(check_unique().clean)
+def test_a_dump_file_as_a_test_fixture(dynamo_db):
+    """load_fixture() in a test's setup, as Django's loaddata (a django.test.TestCase
+    setUp does the same: its tables are made before setUp runs)."""
+    result = load_fixture(FIXTURES / "members.jsonl")
+    assert (result.loaded, result.present) == (2, 0)
+    assert Member.objects.get(club="c1", member_id="m2").number == 8
+    assert Member.objects.get(club="c1", member_id="m1").version == 3
+    assert check_unique().clean
 
 
 def test_scan_segments_are_disjoint_and_cover_the_table(dynamo_db):
