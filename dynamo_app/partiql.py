@@ -16,6 +16,8 @@ Before anything is sent, a statement is read token by token (``prepare``):
   attribute it meets can be told (``a = ?``, ``? < a``, ``a BETWEEN ? AND ?``,
   ``a IN [?, ?]``, ``begins_with(a, ?)``, ``contains(a, ?)``, INSERT's
   ``'a': ?``), else by the generic codec (``dynamo_app.wire``).
+* INSERT, UPDATE and DELETE are refused on a model with unique constraints
+  or a VersionField: they would bypass its locks and versions.
 * A SELECT must have an equality (``=`` or ``IN``) on the partition key of its
   table or index among the AND-ed terms at the top of its WHERE clause, or the
   call must say ``scan=True``: PartiQL turns any other SELECT into a Scan of
@@ -131,6 +133,14 @@ def prepare(
         )
     target = _table(tokens, text, model)
     meta = target.model._meta
+    if kind in ("INSERT", "UPDATE", "DELETE") and (meta.unique or meta.version is not None):
+        guard = "unique constraints" if meta.unique else "a VersionField"
+        raise QueryError(
+            f"{meta.object_name} declares {guard}: a PartiQL {kind} would bypass them (no "
+            "lock claimed or released, no version checked or bumped). Write it with "
+            "objects.create(), save(), update() or delete() (or in a transaction()), "
+            "which keep them."
+        )
     params = list(parameters)
     slots = [i for i, t in enumerate(tokens) if t.kind == "param"]
     if len(slots) != len(params):

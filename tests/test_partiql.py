@@ -47,6 +47,20 @@ class PqTeam(models.Model):
     title = models.StringField(null=True)
 
 
+class PqBadge(models.Model):
+    badge_id = models.StringField(partition_key=True)
+    code = models.StringField()
+
+    class Meta:
+        unique = [models.Unique("code")]
+
+
+class PqNote(models.Model):
+    note_id = models.StringField(partition_key=True)
+    text = models.StringField(null=True)
+    version = models.VersionField()
+
+
 JOINED = datetime(2024, 5, 1, 12, 30, tzinfo=UTC)
 
 
@@ -396,3 +410,23 @@ def test_a_read_transaction_returns_one_entry_per_statement(dynamo_db):
         ]
     )
     assert (player.player_id, missing, team.title) == ("p0", None, "Tigers")
+
+
+@pytest.mark.parametrize("model, key", [(PqBadge, "badge_id"), (PqNote, "note_id")])
+def test_writes_that_would_bypass_locks_or_versions_are_refused(dynamo_db, model, key):
+    statements = [
+        f"INSERT INTO {{table}} VALUE {{'{key}': ?}}",
+        f"UPDATE {{table}} SET x = ? WHERE {key} = ?",
+        f"DELETE FROM {{table}} WHERE {key} = ?",
+    ]
+    with count_requests() as requests:
+        for statement in statements:
+            values = [1, "k"] if statement.startswith("UPDATE") else ["k"]
+            with pytest.raises(QueryError, match="bypass"):
+                model.objects.partiql(statement, values)
+        with pytest.raises(QueryError, match="bypass"):
+            partiql.execute_transaction(
+                [(statements[2].replace("{table}", f"{{{model.__name__}}}"), ["k"])]
+            )
+    assert requests.total == 0
+    assert list(model.objects.partiql(f"SELECT * FROM {{table}} WHERE {key} = ?", ["k"])) == []
