@@ -110,11 +110,21 @@ class ValidationError(DynamoError, DjangoValidationError):
 
     A subclass of Django's ``ValidationError`` so forms and DRF serializers
     treat it like any other validation failure. Raised before any request.
+    ``Model.full_clean()`` raises it with an ``error_dict`` (every bad field);
+    ``reason`` is the message without the model and field, for a form.
     """
 
-    def __init__(self, message: str, *, model: str = "", field: str = "") -> None:
+    def __init__(
+        self,
+        message: str | dict[str, Any],
+        *,
+        model: str = "",
+        field: str = "",
+        reason: str = "",
+    ) -> None:
         self.model = model
         self.field = field
+        self.reason = reason or (message if isinstance(message, str) else "")
         DjangoValidationError.__init__(self, message)
 
 

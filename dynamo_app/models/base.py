@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import copy
 import threading
+from collections.abc import Collection
 from typing import Any, ClassVar, Self, cast
 
 from .. import app_tables, exceptions
@@ -21,7 +22,7 @@ from ..conf import require_installed
 from ..exceptions import ModelDefinitionError
 from ..expressions import Condition
 from ..tables import registry
-from . import writes
+from . import validation, writes
 from .aio import in_thread
 from .checks import model_problems
 from .declared import DeclaredQuery
@@ -222,6 +223,29 @@ class Model(metaclass=ModelBase):
 
         return from_dict(cls, data)
 
+    # --- validation, as Django's; save() does not call it (see validation.py)
+
+    def clean_fields(self, exclude: Collection[str] | None = None) -> None:
+        """Check every field's value (empty, storable, ``choices``, ``validators``);
+        raise one ``ValidationError`` whose ``error_dict`` names every bad field."""
+        validation.clean_fields(self, exclude)
+
+    def clean(self) -> None:
+        """A hook for checks across fields: raise ``ValidationError`` (Django's); a
+        dict of field names to messages puts each on its field."""
+
+    def validate_unique(self, exclude: Collection[str] | None = None) -> None:
+        """Whether another item holds one of this instance's unique values: one
+        strongly consistent BatchGetItem of its locks (none without ``Meta.unique``).
+        Early news for a form; the transaction at save time is the guarantee."""
+        validation.validate_unique(self, exclude)
+
+    def full_clean(
+        self, exclude: Collection[str] | None = None, validate_unique: bool = True
+    ) -> None:
+        """``clean_fields()``, ``clean()`` and ``validate_unique()``, every error at once."""
+        validation.full_clean(self, exclude, validate_unique)
+
     # --- item operations: one request each (a transaction when locks must move)
 
     def save(
@@ -330,6 +354,7 @@ class Model(metaclass=ModelBase):
 
     # --- async twins: the same calls, run in a worker thread (see aio.py)
 
+    afull_clean = in_thread(full_clean)
     asave = in_thread(save)
     aupdate = in_thread(update)
     adelete = in_thread(delete)

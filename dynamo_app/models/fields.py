@@ -12,9 +12,14 @@ from __future__ import annotations
 
 import copy
 import uuid
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from typing import Any, ClassVar
+
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db.models import Field as DjangoField
+from django.utils.choices import flatten_choices, normalize_choices
 
 from .. import wire
 from ..exceptions import ModelDefinitionError, StoredValueError, ValidationError
@@ -23,6 +28,10 @@ from .codec import DECODE_ERRORS
 NOT_PROVIDED: Any = object()
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _INT_LIMIT = 10**wire.MAX_DIGITS
+
+
+def _iterable(value: Any) -> bool:
+    return isinstance(value, (list, tuple))
 
 
 def new_uuid() -> str:
@@ -37,6 +46,11 @@ class Field:
     ``null``: the attribute may be absent (``None`` in Python); a ``None``
     value is not stored at all. ``default``: a value or a callable.
     ``db_name``: the stored attribute name when it differs from the Python name.
+
+    Django's validation and form options, with Django's meaning (``full_clean()``
+    and ``dynamo_app.forms`` read them; ``save()`` does not): ``choices``,
+    ``validators``, ``blank`` (an empty value passes validation), ``verbose_name``,
+    ``help_text``, ``editable`` (False: left out of forms).
     """
 
     wire_type: ClassVar[str] = ""
@@ -44,7 +58,10 @@ class Field:
     python_types: ClassVar[tuple[type, ...]] = (object,)
     description: ClassVar[str] = "a value"
     is_set: ClassVar[bool] = False
+    takes_choices: ClassVar[bool] = True
     _counter: ClassVar[int] = 0
+    # Django's own messages (and translations) for what validation says.
+    error_messages: ClassVar[dict[str, Any]] = DjangoField.default_error_messages
 
     def __init__(
         self,
@@ -54,7 +71,12 @@ class Field:
         null: bool = False,
         default: Any = NOT_PROVIDED,
         db_name: str | None = None,
+        choices: Any = None,
+        validators: Iterable[Callable[[Any], None]] = (),
+        blank: bool = False,
+        verbose_name: str | None = None,
         help_text: str = "",
+        editable: bool = True,
     ) -> None:
         if isinstance(default, (list, dict, set)):
             raise ModelDefinitionError(
@@ -66,7 +88,12 @@ class Field:
         self.null = null
         self.default = default
         self.db_name = db_name or ""
+        self.choices: Any = normalize_choices(choices) if choices is not None else None
+        self.validators = list(validators) if _iterable(validators) else validators
+        self.blank = blank
+        self._verbose_name = verbose_name
         self.help_text = help_text
+        self.editable = editable
         self.name = ""
         self.model: Any = None
         Field._counter += 1
@@ -95,6 +122,16 @@ class Field:
     def label(self) -> str:
         model = self.model.__name__ if self.model is not None else "?"
         return f"{model}.{self.name}"
+
+    @property
+    def verbose_name(self) -> str:
+        """As Django's: the declared one, else the name with spaces for underscores."""
+        return self._verbose_name or self.name.replace("_", " ")
+
+    @property
+    def flatchoices(self) -> list[tuple[Any, Any]]:
+        """``choices`` without their groups: ``[(value, label), ...]``."""
+        return list(flatten_choices(self.choices)) if self.choices is not None else []
 
     # --- defaults and missing attributes
 
@@ -138,11 +175,10 @@ class Field:
         if len(shown) > 80:
             shown = shown[:77] + "..."
         model = self.model.__name__ if self.model is not None else ""
+        reason = f"expected {expected or self.description}, got {type(value).__name__} {shown}."
+        shown_alone = reason[:1].upper() + reason[1:]  # in a form, beside the field
         return ValidationError(
-            f"{self.label}: expected {expected or self.description}, got "
-            f"{type(value).__name__} {shown}.",
-            model=model,
-            field=self.name,
+            f"{self.label}: {reason}", model=model, field=self.name, reason=shown_alone
         )
 
     def encode(self, value: Any) -> dict[str, Any] | None:
@@ -198,10 +234,90 @@ class Field:
         """A stored value of an equivalent form the fast path does not read."""
         return NOT_PROVIDED
 
+    # --- validation (Django's Field.clean; ``Model.full_clean()`` calls it)
+
+    def is_empty(self, value: Any) -> bool:
+        """Django's empty values: None, and an empty string, bytes, list, dict or set."""
+        return value is None or (
+            isinstance(value, (str, bytes, list, tuple, dict, set, frozenset)) and not value
+        )
+
+    def clean(self, value: Any, key_limit: int | None = None) -> Any:
+        """Check ``value`` as Django's ``Field.clean`` does and return it; raise
+        Django's ``ValidationError`` listing every problem. An empty value is
+        refused unless ``blank`` (``None`` also unless ``null``), and otherwise
+        passes. Then: storable (type, ``max_length``, digits, a key's size when
+        ``key_limit`` is given), one of ``choices``, and every validator."""
+        if self.is_empty(value):
+            if value is None and not self.null:
+                raise DjangoValidationError(self.error_messages["null"], code="null")
+            if not self.blank:
+                raise DjangoValidationError(self.error_messages["blank"], code="blank")
+            return value
+        try:
+            self.encode(value) if key_limit is None else self.encode_key(value, key_limit)
+        except ValidationError as exc:
+            raise DjangoValidationError(exc.reason, code="invalid") from None
+        errors: list[DjangoValidationError] = []
+        if self.choices is not None:
+            allowed = [choice for choice, _ in self.flatchoices]
+            for member in value if self.is_set else (value,):
+                if member not in allowed:
+                    errors.append(
+                        DjangoValidationError(
+                            self.error_messages["invalid_choice"],
+                            code="invalid_choice",
+                            params={"value": member},
+                        )
+                    )
+        for validator in self.validators:
+            try:
+                validator(value)
+            except DjangoValidationError as exc:
+                errors.extend(exc.error_list)
+        if errors:
+            raise DjangoValidationError(errors)
+        return value
+
     def option_problems(self) -> list[str]:
         """What is wrong with this field's options; Options reports each as a
         declaration problem naming model and field (so ``manage.py check`` does too)."""
-        return []
+        problems = [
+            f"{option}={getattr(self, option)!r} must be True or False."
+            for option in ("null", "blank", "editable")
+            if not isinstance(getattr(self, option), bool)
+        ]
+        if not _iterable(self.validators) or not all(callable(v) for v in self.validators):
+            problems.append(f"validators={self.validators!r} must be a list of callables.")
+        if self.choices is not None:
+            problems += self.choice_problems()
+        return problems
+
+    def choice_problems(self) -> list[str]:
+        """``choices`` as Django takes them (pairs, or named groups of pairs),
+        each value one this field can store."""
+        if not self.takes_choices:
+            return [f"{type(self).__name__} does not take choices."]
+        try:
+            pairs = self.flatchoices
+            if not all(isinstance(p, (list, tuple)) and len(p) == 2 for p in pairs):
+                raise TypeError
+        except (TypeError, ValueError):
+            return [
+                f"choices={self.choices!r} must be (value, label) pairs, or (group name, "
+                "[(value, label), ...]) groups, or a Django Choices class."
+            ]
+        problems = []
+        for value, _ in pairs:
+            try:
+                self.encode_choice(value)
+            except ValidationError as exc:
+                problems.append(f"choice {value!r} cannot be stored: {exc.reason}")
+        return problems
+
+    def encode_choice(self, value: Any) -> Any:
+        """A choice is a value of the field (a member, for a set)."""
+        return self.encode(value)
 
 
 # --- scalars ------------------------------------------------------------------------
@@ -232,6 +348,13 @@ class StringField(Field):
 
     def decode(self, value: dict[str, Any]) -> Any:
         return value["S"]
+
+    def option_problems(self) -> list[str]:
+        length = self.max_length
+        problems = super().option_problems()
+        if length is not None and (type(length) is not int or length < 1):
+            problems.insert(0, f"max_length={length!r} must be a positive integer.")
+        return problems
 
     def encode_template(self, var: str, key_limit: int | None) -> tuple[str, str] | None:
         if self.max_length is not None:
@@ -297,11 +420,14 @@ class VersionField(IntegerField):
     """
 
     description = "a version number (managed by dynamo_app)"
+    takes_choices = False
 
     def __init__(self, **options: Any) -> None:
-        for option in ("partition_key", "sort_key", "default"):
+        for option in ("partition_key", "sort_key", "default", "choices"):
             if option in options:
                 raise ModelDefinitionError(f"VersionField() does not take {option}=.")
+        options.setdefault("blank", True)
+        options.setdefault("editable", False)
         super().__init__(null=True, **options)
 
 
@@ -328,6 +454,9 @@ class DecimalField(_NumberField):
         self.decimal_places = decimal_places
 
     def option_problems(self) -> list[str]:
+        return [*self._digit_problems(), *super().option_problems()]
+
+    def _digit_problems(self) -> list[str]:
         problems: list[str] = []
         for option, least in (("max_digits", 1), ("decimal_places", 0)):
             value = getattr(self, option)
@@ -545,6 +674,7 @@ class JSONField(Field):
 
     wire_type = "M"
     description = "a JSON-like value"
+    takes_choices = False
 
     def encode(self, value: Any) -> dict[str, Any]:
         try:
@@ -573,6 +703,7 @@ class ListField(Field):
     wire_type = "L"
     python_types = (list, tuple)
     description = "a list"
+    takes_choices = False
 
     def __init__(self, *, of: Field | type[Field], **options: Any) -> None:
         super().__init__(**options)
@@ -604,7 +735,7 @@ class ListField(Field):
         return self.of.encode_element(value)
 
     def option_problems(self) -> list[str]:
-        return self.of.option_problems()
+        return [*super().option_problems(), *self.of.option_problems()]
 
     def decode(self, value: dict[str, Any]) -> Any:
         decode = self.of.decode_slow
@@ -617,6 +748,7 @@ class MapField(Field):
     wire_type = "M"
     python_types = (dict,)
     description = "a dict with string keys"
+    takes_choices = False
 
     def __init__(self, *, of: Field | type[Field] | None = None, **options: Any) -> None:
         super().__init__(**options)
@@ -655,7 +787,8 @@ class MapField(Field):
         return {"S": value} if isinstance(value, str) else self.encode(value)
 
     def option_problems(self) -> list[str]:
-        return self.of.option_problems() if self.of is not None else []
+        inner = self.of.option_problems() if self.of is not None else []
+        return [*super().option_problems(), *inner]
 
     def decode(self, value: dict[str, Any]) -> Any:
         if self.of is None:
@@ -688,6 +821,10 @@ class _SetField(Field):
 
     def encode_element(self, value: Any) -> dict[str, Any]:
         return {self.wire_type[0]: self.encode_member(value)}
+
+    def encode_choice(self, value: Any) -> Any:
+        """A set's choices are the members it may hold."""
+        return self.encode_member(value)
 
 
 class StringSetField(_SetField):

@@ -12,11 +12,27 @@ from __future__ import annotations
 import secrets
 from datetime import datetime
 
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.utils import timezone
 
 from dynamo_app import models
 
 LEAGUE = "demo"
+
+POSITIONS = [
+    (name, name)
+    for name in (
+        "Pitcher",
+        "Catcher",
+        "First base",
+        "Second base",
+        "Third base",
+        "Shortstop",
+        "Left field",
+        "Center field",
+        "Right field",
+    )
+]
 
 
 class Team(models.Model):
@@ -26,16 +42,16 @@ class Team(models.Model):
     league = models.StringField(partition_key=True, default=LEAGUE)
     team_id = models.StringField(sort_key=True)
     name = models.StringField(max_length=60)
-    city = models.StringField(max_length=60, null=True)
+    city = models.StringField(max_length=60, null=True, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
 
 
 class Player(models.Model):
     team_id = models.StringField(partition_key=True)
     player_id = models.StringField(sort_key=True, default=models.new_uuid)
-    player_name = models.StringField(max_length=60)
-    uniform_number = models.IntegerField()
-    position = models.StringField(null=True)
+    player_name = models.StringField(max_length=60, verbose_name="name")
+    uniform_number = models.IntegerField(validators=[MinValueValidator(0), MaxValueValidator(99)])
+    position = models.StringField(choices=POSITIONS, null=True, blank=True)
     version = models.VersionField()  # an edit based on a stale read is refused
 
     class Meta:
