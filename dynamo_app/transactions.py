@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from asgiref.sync import sync_to_async
 
 from . import wire
 from .app_tables import IDEMPOTENCY, IDEMPOTENCY_EXPIRES, IDEMPOTENCY_KEY
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
     from .expressions import Condition
     from .models.base import Model
 
-__all__ = ["Transaction", "read", "transaction"]
+__all__ = ["Transaction", "TransactionBlock", "read", "transaction"]
 
 MAX_ACTIONS = 100
 MAX_REQUEST_BYTES = 4 * 1024 * 1024
@@ -258,16 +259,37 @@ def _fits_a_key(text: str) -> bool:
         return False
 
 
-@contextmanager
-def transaction(*, idempotency_key: str | None = None) -> Iterator[Transaction]:
+def transaction(*, idempotency_key: str | None = None) -> TransactionBlock:
     """Collect writes in the block; send them as ONE TransactWriteItems at its end.
 
-    An exception inside the block sends nothing. With ``idempotency_key``, a
-    repeat of the same transaction raises ``AlreadyApplied`` and changes nothing.
+    ``with`` or, in async code, ``async with``. An exception inside the block
+    sends nothing. With ``idempotency_key``, a repeat of the same transaction
+    raises ``AlreadyApplied`` and changes nothing.
     """
-    tx = Transaction(idempotency_key=idempotency_key)
-    yield tx
-    tx.commit()
+    return TransactionBlock(Transaction(idempotency_key=idempotency_key))
+
+
+class TransactionBlock:
+    """The block of ``transaction()``: it commits on a clean exit. Collecting
+    writes sends nothing, so only ``async with``'s commit leaves the event loop
+    (in a worker thread, as the model's async methods do)."""
+
+    def __init__(self, tx: Transaction) -> None:
+        self.tx = tx
+
+    def __enter__(self) -> Transaction:
+        return self.tx
+
+    def __exit__(self, exc_type: type[BaseException] | None, *exc: object) -> None:
+        if exc_type is None:
+            self.tx.commit()
+
+    async def __aenter__(self) -> Transaction:
+        return self.tx
+
+    async def __aexit__(self, exc_type: type[BaseException] | None, *exc: object) -> None:
+        if exc_type is None:
+            await sync_to_async(self.tx.commit, thread_sensitive=False)()
 
 
 def read(requests: Iterable[tuple[type[Model], Any]], *, consistent: bool = True) -> list[Any]:

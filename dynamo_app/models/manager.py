@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from ..exceptions import QueryError
+from ..exceptions import AlreadyExists, QueryError, StaleObjectError
 from ..expressions import Condition
 from ..handle import get_handle
 from . import batch, writes
@@ -23,6 +23,11 @@ if TYPE_CHECKING:
     from .base import Model
 
 M = TypeVar("M", bound="Model")
+
+
+def _resolved(values: dict[str, Any] | None) -> dict[str, Any]:
+    """``defaults`` with callables called, as Django's ``get_or_create`` does."""
+    return {name: value() if callable(value) else value for name, value in (values or {}).items()}
 
 
 class Manager(Generic[M]):
@@ -122,6 +127,87 @@ class Manager(Generic[M]):
             add=amounts, upsert=True, defaults=defaults, idempotency_key=idempotency_key
         )
 
+    # --- Django's get_or_create / update_or_create: conditional writes, not read-then-write
+
+    def get_or_create(
+        self, /, defaults: dict[str, Any] | None = None, **key: Any
+    ) -> tuple[M, bool]:
+        """``(obj, created)``: the item with this primary key, created from ``key``
+        and ``defaults`` (values, or callables) if it does not exist.
+
+        One request either way: the create is conditioned on the key being free
+        (a PutItem, or a TransactWriteItems claiming unique values), and when it
+        is not, DynamoDB returns the stored item with the refusal. So two racing
+        calls create one item, and the other returns it. A refused conditional
+        write is billed as a write.
+        """
+        self._require_key("get_or_create", key)
+        try:
+            return self.create(**key, **_resolved(defaults)), True
+        except AlreadyExists as exc:
+            return self._stored(exc, key), False
+
+    def update_or_create(
+        self,
+        /,
+        defaults: dict[str, Any] | None = None,
+        create_defaults: dict[str, Any] | None = None,
+        **key: Any,
+    ) -> tuple[M, bool]:
+        """``(obj, created)``: set ``defaults`` on the item with this primary key,
+        or create it from ``key`` and ``create_defaults`` (else ``defaults``).
+
+        Every write is conditional, so a race never loses an update or creates
+        twice; the loser of a race tries again (at most ``RETRY.MAX_ATTEMPTS``
+        times). Requests: a model without ``VersionField`` or ``Meta.unique``
+        updates with one UpdateItem conditioned on the item existing (plus one
+        PutItem when it must create); otherwise one consistent GetItem, then
+        ``save(update_fields=...)`` conditioned on what was read (or a create).
+        """
+        self._require_key("update_or_create", key)
+        changes = _resolved(defaults)
+        values = {**key, **(changes if create_defaults is None else _resolved(create_defaults))}
+        if not changes:
+            return self.get_or_create(defaults=values, **key)
+        meta = self.model._meta
+        blind = meta.version is None and not meta.unique
+        attempts = get_handle().retry.settings.max_attempts
+        for _ in range(attempts):
+            try:
+                if blind:
+                    obj = self.model(**key)
+                    obj.update(set=changes)
+                else:
+                    obj = self.get(consistent=True, **key)
+                    obj.__dict__.update(changes)
+                    obj.save(update_fields=list(changes))
+                return obj, False
+            except (self.model.DoesNotExist, StaleObjectError):
+                pass  # missing (create it), or changed or deleted since read (again)
+            try:
+                return self.create(**values), True
+            except AlreadyExists:
+                pass  # created by someone else meanwhile: update that one
+        raise StaleObjectError(
+            f"{meta.object_name}.objects.update_or_create({key}) lost {attempts} races in a row "
+            "to other writers of the item; nothing was written by the last attempt. Try again."
+        )
+
+    def _require_key(self, method: str, key: dict[str, Any]) -> None:
+        names = [f.name for f in self.model._meta.key_fields]
+        if set(key) != set(names):
+            raise QueryError(
+                f"{self.model.__name__}.objects.{method}() takes the primary key "
+                f"({', '.join(names)}) as keyword arguments, got {', '.join(key) or 'nothing'}; "
+                "pass the other values in defaults={...}."
+            )
+
+    def _stored(self, refused: AlreadyExists, key: dict[str, Any]) -> M:
+        """The item a refused create found (returned with the refusal; read if not)."""
+        if isinstance(refused.item, self.model):
+            return refused.item
+        return self.get(consistent=True, **key)
+
     # --- queries
 
     def filter(self, **lookups: Any) -> QuerySet[M]:
@@ -174,6 +260,8 @@ class Manager(Generic[M]):
     aget = in_thread(get)
     acreate = in_thread(create)
     aincrement = in_thread(increment)
+    aget_or_create = in_thread(get_or_create)
+    aupdate_or_create = in_thread(update_or_create)
     abulk_get = in_thread(bulk_get)
     abulk_save = in_thread(bulk_save)
     abulk_delete = in_thread(bulk_delete)

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from ..exceptions import QueryError
 from ..expressions import (
+    KEY_LOOKUPS,
     LOOKUPS,
     Attr,
     Condition,
@@ -97,8 +98,9 @@ class QuerySet(Generic[M]):
             )
         clone = self._clone()
         for key, value in lookups.items():
-            path, lookup = split_lookup(key)
+            path, lookup = self._lookup(key, "filter")
             clone._key.append((path, lookup, value))
+        clone._check_key_terms()
         return clone
 
     def where(self, *conditions: Condition, **lookups: Any) -> QuerySet[M]:
@@ -111,7 +113,10 @@ class QuerySet(Generic[M]):
             if not isinstance(condition, Condition):
                 raise TypeError(f"where() takes conditions (models.Attr(...)), got {condition!r}")
             clone._where.append(condition)
-        clone._where.extend(lookup_condition(k, v) for k, v in lookups.items())
+        for key, value in lookups.items():
+            self._lookup(key, "where")
+            clone._where.append(lookup_condition(key, value))
+        all_of(clone._where).compile(self.model._meta.compiler())  # type: ignore[union-attr]
         return clone
 
     def using_index(self, name: str) -> QuerySet[M]:
@@ -120,11 +125,22 @@ class QuerySet(Generic[M]):
         clone._index = name
         return clone
 
-    def order_by(self, field_name: str) -> QuerySet[M]:
+    def order_by(self, *field_names: str) -> QuerySet[M]:
         """Order by the sort key: ``"at"`` ascending, ``"-at"`` descending."""
+        schema = self._schema()
+        sort = schema.sort.name if schema.sort else None
+        if len(field_names) != 1 or not isinstance(field_names[0], str):
+            raise QueryError(
+                f"{self.model.__name__}: order_by() takes one field, the sort key of "
+                f"{schema.where} ({sort or 'it has none'}), got {field_names!r}: DynamoDB "
+                "orders a query by the sort key only. Sort by other fields in Python, or "
+                "declare an index whose sort key is the field."
+            )
         clone = self._clone()
-        clone._forward = not field_name.startswith("-")
-        clone._order_field = field_name.lstrip("-")
+        clone._forward = not field_names[0].startswith("-")
+        clone._order_field = field_names[0].lstrip("-")
+        if not clone._may_change_schema(clone._order_field):
+            clone._check_order(schema)
         return clone
 
     def limit(self, n: int) -> QuerySet[M]:
@@ -166,6 +182,60 @@ class QuerySet(Generic[M]):
         clone = self._clone()
         clone._segment = (segment, total_segments)
         return clone
+
+    # --- checks made where the query is built (the rest when it is sent)
+
+    def _lookup(self, key: str, method: str) -> tuple[str, str]:
+        """``(path, lookup)`` of ``at__gte``; an unknown lookup, or one ``filter()``
+        cannot take, is a ``QueryError`` naming the ones it can."""
+        path, lookup = split_lookup(key)
+        meta = self.model._meta
+        if lookup == "exact" and "__" in key and key not in meta.fields_by_name:
+            path, _, lookup = key.rpartition("__")
+        meta.field_for_path(path)
+        allowed = KEY_LOOKUPS if method == "filter" else tuple(LOOKUPS)
+        if lookup not in allowed:
+            hint = " Filter after the read with where()." if lookup in LOOKUPS else ""
+            raise QueryError(
+                f"{meta.object_name}: {key}: the lookup {lookup!r} is not supported by "
+                f"{method}(); it takes {', '.join(allowed)}.{hint}"
+            )
+        return path, lookup
+
+    def _may_change_schema(self, name: str) -> bool:
+        """Whether a later ``using_index()`` could make ``name`` a key (so a
+        problem with it is reported when the query is sent, not now)."""
+        return self._index is None and any(
+            name in (f.name for f in schema.fields)
+            for schema in self.model._meta.indexes.values()
+        )
+
+    def _check_key_terms(self) -> None:
+        """The key rules ``filter()`` can judge already (a missing partition key
+        waits: another ``filter()`` may add it)."""
+        meta = self.model._meta
+        terms = []
+        for path, lookup, _ in self._key:
+            if not self._may_change_schema(path):
+                text = path if lookup == "exact" else f"{path}__{lookup}"
+                terms.append(Term(text, path, meta.field_for_path(path)[0], lookup))
+        problems = key_problems(meta, self._schema(), terms)
+        self._raise_first([p for p in problems if p.id != "dynamo.E208"])
+
+    def _check_order(self, schema: KeySchema) -> None:
+        if schema.sort is None or self._order_field != schema.sort.name:
+            raise QueryError(
+                f"{self.model._meta.object_name}: order_by() takes the sort key of "
+                f"{schema.where} ({schema.sort.name if schema.sort else 'it has none'}), not "
+                f"{self._order_field!r}: DynamoDB orders a query by the sort key only."
+            )
+
+    def __bool__(self) -> bool:
+        raise TypeError(
+            f"A QuerySet of {self.model.__name__} has no truth value: finding one would "
+            "send a request, and iterating it afterwards would send it again (querysets "
+            "do not cache). Use .exists() (one request, Limit=1), or .first()."
+        )
 
     # --- compiling
 
@@ -220,12 +290,7 @@ class QuerySet(Generic[M]):
         if not self._scan:
             params["KeyConditionExpression"] = self._key_condition(schema).compile(c)
             if self._order_field:
-                if schema.sort is None or self._order_field != schema.sort.name:
-                    raise QueryError(
-                        f"{meta.object_name}: order_by() takes the sort key of {schema.where} "
-                        f"({schema.sort.name if schema.sort else 'it has none'}), not "
-                        f"{self._order_field!r}: DynamoDB returns items in sort-key order only."
-                    )
+                self._check_order(schema)
                 params["ScanIndexForward"] = self._forward
         elif self._order_field:
             raise QueryError("scan() returns items in no defined order; order_by() needs a query.")
