@@ -13,6 +13,7 @@ PUBLIC_MODULES = [
     "dynamo_app.dax",
     "dynamo_app.dumpload",
     "dynamo_app.exceptions",
+    "dynamo_app.forms",
     "dynamo_app.handle",
     "dynamo_app.models",
     "dynamo_app.partiql",
