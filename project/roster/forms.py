@@ -1,44 +1,68 @@
-"""Plain Django forms; the views turn DynamoDB's refusals into form errors."""
+"""ModelForms over the roster's models: the fields, their limits and choices
+come from the models; DynamoDB's refusals become form errors (see the views)."""
+
+from __future__ import annotations
 
 import uuid
+from typing import Any
 
 from django import forms
+from django.core.exceptions import ValidationError
 from django.utils.text import slugify
 
-POSITIONS = [
-    ("", "—"),
-    ("Pitcher", "Pitcher"),
-    ("Catcher", "Catcher"),
-    ("First base", "First base"),
-    ("Second base", "Second base"),
-    ("Third base", "Third base"),
-    ("Shortstop", "Shortstop"),
-    ("Left field", "Left field"),
-    ("Center field", "Center field"),
-    ("Right field", "Right field"),
-]
+from dynamo_app.exceptions import AlreadyExists, UniqueViolation
+from dynamo_app.forms import ModelForm
+
+from .models import Player, Team
 
 
-class TeamForm(forms.Form):
-    name = forms.CharField(max_length=60)
-    city = forms.CharField(max_length=60, required=False)
+class TeamForm(ModelForm[Team]):
+    class Meta:
+        model = Team
+        fields = ["name", "city"]
 
     def clean_name(self) -> str:
-        name: str = self.cleaned_data["name"].strip()
+        name: str = self.cleaned_data["name"]
         if not slugify(name):
-            raise forms.ValidationError("Use at least one letter or digit.")
+            raise ValidationError("Use at least one letter or digit.")
+        # The team's key: its name as a URL slug (so a second "Tokyo Cranes" is refused).
+        self.instance.team_id = slugify(name)
         return name
 
-    @property
-    def team_id(self) -> str:
-        """The team's key: its name as a URL slug (so a second "Tokyo Cranes" is refused)."""
-        return slugify(self.cleaned_data["name"])
+    def exists_error(self, exc: AlreadyExists) -> ValidationError:
+        return ValidationError({"name": "A team with this name already exists."})
 
 
-class PlayerForm(forms.Form):
-    player_name = forms.CharField(label="Name", max_length=60)
-    uniform_number = forms.IntegerField(label="Uniform number", min_value=0, max_value=99)
-    position = forms.ChoiceField(choices=POSITIONS, required=False)
+class PlayerForm(ModelForm[Player]):
+    """Edits a player; the hidden version field refuses an edit based on a stale read."""
+
+    class Meta:
+        model = Player
+        fields = ["player_name", "uniform_number", "position"]
+
+    def __init__(self, *args: Any, team: Team, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.team = team
+
+    def unique_error(self, exc: UniqueViolation) -> ValidationError:
+        """Names who wears the number (one Query on the by_number index)."""
+        number = exc.value
+        by_number = Player.objects.using_index("by_number").filter(team_id=self.team.team_id)
+        holder = by_number.filter(uniform_number=number).first()
+        who = f" by {holder.player_name}" if holder else ""
+        message = (
+            f"Number {number} is already worn{who} in {self.team.name}. Choose another number."
+        )
+        return ValidationError({"uniform_number": message})
+
+    def stale_error(self, stored: Player | None) -> ValidationError:
+        if stored is None:
+            return super().stale_error(stored)
+        return ValidationError(
+            f"Someone else saved this player while you were editing: it is now "
+            f"#{stored.uniform_number} {stored.player_name} ({stored.position or 'no position'}). "
+            "Nothing was changed. Check your values and save again to replace theirs."
+        )
 
 
 class AddPlayerForm(PlayerForm):
@@ -46,9 +70,3 @@ class AddPlayerForm(PlayerForm):
     form twice (a double click, a reload, a retry) adds the player once."""
 
     idempotency_key = forms.UUIDField(widget=forms.HiddenInput, initial=uuid.uuid4)
-
-
-class EditPlayerForm(PlayerForm):
-    """Carries the version of the player it was filled from (optimistic locking)."""
-
-    version = forms.IntegerField(widget=forms.HiddenInput)

@@ -14,16 +14,10 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 import dynamo_app
-from dynamo_app.exceptions import (
-    AlreadyApplied,
-    AlreadyExists,
-    InvalidCursor,
-    StaleObjectError,
-    UniqueViolation,
-)
+from dynamo_app.exceptions import AlreadyApplied, InvalidCursor, StaleObjectError
 
 from . import sample
-from .forms import AddPlayerForm, EditPlayerForm, PlayerForm, TeamForm
+from .forms import AddPlayerForm, PlayerForm, TeamForm
 from .models import LEAGUE, Player, Team, TeamEvent, TeamStats
 
 PAGE_SIZE = 10
@@ -80,22 +74,16 @@ def team_create(request: HttpRequest) -> HttpResponse:
     """One transaction: the team (its slug is the key, so a taken name is refused)
     and its first event."""
     form = TeamForm(request.POST)
-    if not form.is_valid():
-        return team_list(request, form)
-    team = Team(
-        team_id=form.team_id, name=form.cleaned_data["name"], city=form.cleaned_data["city"]
-    )
-    try:
-        with dynamo_app.transaction() as tx:
-            tx.create(team)
-            tx.create(
-                TeamEvent.new(team.team_id, actor(request), "created", f"Team {team.name} created")
-            )
-    except AlreadyExists:
-        form.add_error("name", "A team with this name already exists.")
-        return team_list(request, form)
-    messages.success(request, f"Team {team.name} created.")
-    return redirect("roster:team", team_id=team.team_id)
+    if form.is_valid():
+        team = form.save(commit=False)
+        with form.refusals():  # a taken name: a form error, not a 500
+            with dynamo_app.transaction() as tx:
+                tx.create(team)
+                event = f"Team {team.name} created"
+                tx.create(TeamEvent.new(team.team_id, actor(request), "created", event))
+            messages.success(request, f"Team {team.name} created.")
+            return redirect("roster:team", team_id=team.team_id)
+    return team_list(request, form)
 
 
 @require_POST
@@ -141,100 +129,47 @@ def player_add(request: HttpRequest, team_id: str) -> HttpResponse:
     """One transaction: the player, the lock on its number, the event, and the
     form's idempotency record (a repeated POST applies nothing)."""
     team = get_team(team_id)
-    form = AddPlayerForm(request.POST or None)
+    form = AddPlayerForm(request.POST or None, instance=Player(team_id=team_id), team=team)
     if request.method == "POST" and form.is_valid():
-        data = form.cleaned_data
-        player = Player(
-            team_id=team_id,
-            player_name=data["player_name"],
-            uniform_number=data["uniform_number"],
-            position=data["position"] or None,
-        )
+        player = form.save(commit=False)
         label = f"#{player.uniform_number} {player.player_name}"
-        key = f"roster:add-player:{team_id}:{data['idempotency_key']}"
-        try:
-            with dynamo_app.transaction(idempotency_key=key) as tx:
-                tx.create(player)
-                tx.create(TeamEvent.new(team_id, actor(request), "added", label))
-        except UniqueViolation:
-            form.add_error("uniform_number", number_taken(team, player.uniform_number))
-        except AlreadyApplied:
-            messages.info(request, f"{label} was already added; the form was sent twice.")
-            return redirect("roster:team", team_id=team_id)
-        else:
-            messages.success(request, f"Added {label}.")
+        key = f"roster:add-player:{team_id}:{form.cleaned_data['idempotency_key']}"
+        with form.refusals():  # a taken number: an error on its field
+            try:
+                with dynamo_app.transaction(idempotency_key=key) as tx:
+                    tx.create(player)
+                    tx.create(TeamEvent.new(team_id, actor(request), "added", label))
+            except AlreadyApplied:
+                messages.info(request, f"{label} was already added; the form was sent twice.")
+            else:
+                messages.success(request, f"Added {label}.")
             return redirect("roster:team", team_id=team_id)
     return render(request, "roster/player_form.html", {"team": team, "form": form})
-
-
-def number_taken(team: Team, number: int) -> str:
-    """The form error for a taken number, naming who wears it (one Query on the index)."""
-    by_number = Player.objects.using_index("by_number").filter(team_id=team.team_id)
-    holder = by_number.filter(uniform_number=number).first()
-    who = f" by {holder.player_name}" if holder else ""
-    return f"Number {number} is already worn{who} in {team.name}. Choose another number."
 
 
 def player_edit(request: HttpRequest, team_id: str, player_id: str) -> HttpResponse:
     """Rename and change the number in one form. One transaction: the player,
     conditioned on the version the form was filled from (a changed number
-    moves its lock), and the event."""
+    moves its lock), and the event. A stale edit is shown again (409) with the
+    values now stored, carrying their version: saving it again replaces them."""
     team = get_team(team_id)
     player = get_player(team, player_id)
-    if request.method != "POST":
-        initial = {
-            "player_name": player.player_name,
-            "uniform_number": player.uniform_number,
-            "position": player.position or "",
-            "version": player.version,
-        }
-        form = EditPlayerForm(initial=initial)
-        return render(request, "roster/player_form.html", edit_context(team, player, form))
-    form = EditPlayerForm(request.POST)
-    if not form.is_valid():
-        return render(request, "roster/player_form.html", edit_context(team, player, form))
-    if form.cleaned_data["version"] != player.version:
-        return stale_edit(request, team, player)
-    data = form.cleaned_data
-    edited = copy.copy(player)  # the form's values on the item as read (same version)
-    edited.player_name = data["player_name"]
-    edited.uniform_number = data["uniform_number"]
-    edited.position = data["position"] or None
-    changes = describe_changes(player, edited)
-    try:
-        with dynamo_app.transaction() as tx:
-            tx.save(edited)
-            if changes:
-                tx.create(TeamEvent.new(team_id, actor(request), "changed", "; ".join(changes)))
-    except UniqueViolation:
-        form.add_error("uniform_number", number_taken(team, edited.uniform_number))
-    except StaleObjectError:
-        return stale_edit(request, team, get_player(team, player_id))
-    else:
-        messages.success(request, f"Saved #{edited.uniform_number} {edited.player_name}.")
-        return redirect("roster:team", team_id=team_id)
-    return render(request, "roster/player_form.html", edit_context(team, player, form))
-
-
-def stale_edit(request: HttpRequest, team: Team, current: Player) -> HttpResponse:
-    """Someone saved the player since the form was filled: show the current values
-    beside the user's, and let a second save replace them deliberately."""
-    data = request.POST.copy()
-    data["version"] = str(current.version)
-    form = EditPlayerForm(data)
-    form.is_valid()
-    form.add_error(
-        None,
-        f"Someone else saved this player while you were editing: it is now "
-        f"#{current.uniform_number} {current.player_name} ({current.position or 'no position'}). "
-        "Nothing was changed. Check your values and save again to replace theirs.",
-    )
-    context = edit_context(team, current, form)
-    return render(request, "roster/player_form.html", context, status=409)
-
-
-def edit_context(team: Team, player: Player, form: PlayerForm) -> dict[str, Any]:
-    return {"team": team, "player": player, "form": form}
+    before = copy.copy(player)
+    form = PlayerForm(request.POST or None, instance=player, team=team)
+    if request.method == "POST" and form.is_valid():
+        edited = form.save(commit=False)
+        changes = describe_changes(before, edited)
+        with form.refusals():
+            with dynamo_app.transaction() as tx:
+                tx.save(edited)
+                if changes:
+                    tx.create(TeamEvent.new(team_id, actor(request), "changed", "; ".join(changes)))
+            messages.success(request, f"Saved #{edited.uniform_number} {edited.player_name}.")
+            return redirect("roster:team", team_id=team_id)
+    stale = isinstance(form.refusal, StaleObjectError)
+    shown = form.refusal.item if stale and form.refusal.item else before  # type: ignore[union-attr]
+    context = {"team": team, "player": shown, "form": form}
+    return render(request, "roster/player_form.html", context, status=409 if stale else 200)
 
 
 def describe_changes(player: Player, edited: Player) -> list[str]:
