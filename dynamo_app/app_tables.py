@@ -5,8 +5,10 @@ A project is asked to create only the tables it uses, so each is registered
 when its use is declared: the session table at startup when ``SESSION_ENGINE``
 is ``dynamo_app.sessions`` (a project whose engine subclasses ``SessionStore``
 calls ``sessions.register_table()``), the idempotency records with the first
-concrete model (every model write can carry an ``idempotency_key``), and the
-lock table with the first model that declares ``Meta.unique``.
+concrete model (every model write can carry an ``idempotency_key``), the
+lock table with the first model that declares ``Meta.unique``, and the backfill
+checkpoints when ``dynamo_app.backfill`` is imported (by the ``dynamo_backfill``
+command, or a project's own backfill code).
 """
 
 from __future__ import annotations
@@ -44,6 +46,13 @@ IDEMPOTENCY = TableDefinition(
     partition_key=KeyAttribute(IDEMPOTENCY_KEY, "S"),
     ttl_attribute=IDEMPOTENCY_EXPIRES,
     owner="dynamo_app idempotency records",
+)
+
+CHECKPOINT_ID = "checkpoint_id"
+CHECKPOINTS = TableDefinition(
+    declared_name="dynamo_backfill",
+    partition_key=KeyAttribute(CHECKPOINT_ID, "S"),
+    owner="dynamo_app backfill checkpoints",
 )
 
 

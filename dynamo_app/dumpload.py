@@ -134,7 +134,7 @@ def _dump_model(model: type[Model], out: TextIO, segments: int, meter: Progress 
             if cursor is None:
                 return
 
-    _in_threads(dump_segment, segments)
+    in_threads(dump_segment, segments)
     return count
 
 
@@ -142,7 +142,7 @@ def _json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def _in_threads(work: Callable[[int], None], count: int) -> None:
+def in_threads(work: Callable[[int], None], count: int) -> None:
     """``work(i)`` for i in range(count), in that many threads; the first error raised."""
     if count == 1:
         work(0)
