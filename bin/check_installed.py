@@ -32,12 +32,20 @@ except ImproperlyConfigured as exc:
 else:
     sys.exit("the embedded server started without moto installed")
 
-# Every module imports (dynamo_app.testing is the pytest plugin: it needs the test extra).
+# Every module imports (dynamo_app.testing is the pytest plugin: it needs the test extra;
+# dynamo_app.contrib.rest_framework needs the drf extra, and says so).
+EXTRAS = {"dynamo_app.testing", "dynamo_app.contrib.rest_framework"}
 modules = [
     m.name
     for m in pkgutil.walk_packages(dynamo_app.__path__, "dynamo_app.")
-    if m.name != "dynamo_app.testing"
+    if m.name not in EXTRAS
 ]
 for name in modules:
     importlib.import_module(name)
+try:
+    importlib.import_module("dynamo_app.contrib.rest_framework")
+except ImproperlyConfigured as exc:
+    assert 'pip install "django-dynamo-app[drf]"' in str(exc), str(exc)
+else:
+    sys.exit("dynamo_app.contrib.rest_framework imported without Django REST framework")
 print(f"ok: {len(modules)} modules from {where}, py.typed, the [local] hint")

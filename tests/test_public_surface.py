@@ -9,7 +9,9 @@ import pytest
 
 PUBLIC_MODULES = [
     "dynamo_app",
+    "dynamo_app.backfill",
     "dynamo_app.conf",
+    "dynamo_app.contrib.rest_framework",
     "dynamo_app.dax",
     "dynamo_app.dumpload",
     "dynamo_app.exceptions",
