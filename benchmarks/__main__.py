@@ -10,7 +10,7 @@ import time
 
 from .common import Context, Section, django_pointed_at, local_server
 
-BENCHMARKS = ["codec", "operations", "sessions", "startup", "memory", "contention"]
+BENCHMARKS = ["codec", "operations", "sessions", "startup", "memory", "contention", "dataio"]
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
