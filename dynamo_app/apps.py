@@ -104,7 +104,7 @@ class DynamoAppConfig(AppConfig):
         from . import app_tables, checks, handle, local  # noqa: F401
         from .conf import get_settings
         from .handle import get_handle
-        from .tables import TableResolver, registry
+        from .tables import registry
 
         settings = get_settings()  # a bad section fails here, before anything is served
         app_tables.register()
@@ -114,8 +114,7 @@ class DynamoAppConfig(AppConfig):
             local.share_embedded = False
         if not settings.enabled or command in NO_CLIENT_COMMANDS:
             return
-        names = TableResolver(settings.table_prefix, settings.table_names, settings.table_resolver)
-        names.check(d.declared_name for d in registry.definitions())
+        settings.resolver().check(d.declared_name for d in registry.definitions())
         if command == "test":
             from .test.runner import refuse_without_runner
 

@@ -23,7 +23,7 @@ from django.core.signals import setting_changed
 from django.utils.module_loading import import_string
 
 from .exceptions import NotInstalled
-from .tables import table_name_problem
+from .tables import TableResolver, table_name_problem
 
 __all__ = ["DynamoSettings", "RetrySettings", "Secret", "get_settings", "reload"]
 
@@ -279,6 +279,10 @@ class DynamoSettings:
         if self.embedded:
             return "embedded server (dummy credentials)"
         return "boto3 credential chain (environment, profile, instance role)"
+
+    def resolver(self) -> TableResolver:
+        """The declared -> deployed name rule of this section (no client needed)."""
+        return TableResolver(self.table_prefix, self.table_names, self.table_resolver)
 
     def secret_values(self) -> list[str]:
         """The raw secret strings, for log masking. Never print this."""

@@ -34,7 +34,6 @@ from . import dax, exceptions
 from .conf import DynamoSettings, changes_section, get_settings
 from .parser import ResponseParserFactory
 from .retry import Decision, RetryPolicy, classify, error_code, server_error, stored_item
-from .tables import TableResolver
 
 __all__ = ["Handle", "get_handle", "reset", "using"]
 
@@ -74,9 +73,7 @@ class Handle:
     def __init__(self, settings: DynamoSettings) -> None:
         _check_access()
         self.settings = settings
-        self.resolver = TableResolver(
-            settings.table_prefix, settings.table_names, settings.table_resolver
-        )
+        self.resolver = settings.resolver()
         self.retry = RetryPolicy(settings.retry)
         self.endpoint_url = self._endpoint_url()
         self.dax: Any = None

@@ -35,6 +35,7 @@ from .tables import (
     KeyAttribute,
     KeyType,
     TableDefinition,
+    TableResolver,
     registry,
 )
 
@@ -334,9 +335,9 @@ def compare(
     ]
 
 
-def lists_undeclared(handle: Handle) -> bool:
+def lists_undeclared(resolver: TableResolver) -> bool:
     """Whether plan() can tell this project's tables apart: only by TABLE_PREFIX."""
-    return bool(handle.resolver.prefix) and handle.resolver.custom is None
+    return bool(resolver.prefix) and resolver.custom is None
 
 
 def table_names(handle: Handle) -> list[str]:
@@ -380,7 +381,7 @@ def plan(*, handle: Handle | None = None) -> list[TableChange]:
     handle = handle or get_handle()
     observed = _observe(handle, registry.definitions())
     changes = [c for d, name, desc in observed for c in compare(d, name, desc)]
-    if lists_undeclared(handle):
+    if lists_undeclared(handle.resolver):
         changes += _undeclared(handle, {name for _, name, _ in observed})
     return changes
 

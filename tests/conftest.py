@@ -20,3 +20,21 @@ def demo_tables_only_in_demo_tests():
     yield
     for definition in DEMO_TABLES:
         registry.register(definition)
+
+
+@pytest.fixture(autouse=True)
+def app_operations(monkeypatch):
+    """The operations dynamo_app sends in this test (see tests/app_operations.py);
+    one the IAM policy does not list fails the test."""
+    from dynamo_app.handle import Handle
+    from dynamo_app.iam import OPERATIONS
+    from tests.app_operations import recording
+
+    sent: set[str] = set()
+    monkeypatch.setattr(Handle, "call", recording(Handle.call, sent))
+    yield sent
+    unlisted = sent - {op.name for op in OPERATIONS}
+    assert not unlisted, (
+        f"dynamo_app sent {sorted(unlisted)}, which dynamo_app.iam.OPERATIONS does not list: "
+        "add it there (with the IAM actions that authorise it), so the IAM policy allows it."
+    )

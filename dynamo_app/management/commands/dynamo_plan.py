@@ -9,9 +9,12 @@ from typing import Any
 from django.core.exceptions import ImproperlyConfigured
 from django.core.management.base import BaseCommand, CommandError
 
+from dynamo_app import iac, iam
+from dynamo_app.conf import get_settings
 from dynamo_app.exceptions import DynamoError
 from dynamo_app.handle import get_handle
 from dynamo_app.schema import ChangeKind, TableChange, lists_undeclared, plan
+from dynamo_app.tables import registry
 
 
 def changes_table(changes: list[TableChange]) -> list[str]:
@@ -54,11 +57,34 @@ class Command(BaseCommand):
         "deployed ones and print the difference: tables to create and global indexes to add "
         "(what dynamo_migrate does), key and index mismatches and undeclared tables under "
         "DYNAMO['TABLE_PREFIX'] (reported only, never changed or deleted). Read-only: it "
-        "sends DescribeTable and ListTables requests only."
+        "sends DescribeTable and ListTables requests only. With --format or --iam-policy it "
+        "sends nothing and prints the declared tables as infrastructure code, or the IAM "
+        "policy they need; deployed names resolved for the current settings."
     )
 
     def add_arguments(self, parser: Any) -> None:
-        parser.add_argument(
+        output = parser.add_mutually_exclusive_group()
+        output.add_argument(
+            "--format",
+            choices=iac.FORMATS,
+            dest="fmt",
+            help="print the declared tables (keys, indexes, TTL, streams; on-demand billing, "
+            "point-in-time recovery and deletion protection on) as a CloudFormation template, "
+            "Terraform aws_dynamodb_table resources, or the JSON of the API requests",
+        )
+        output.add_argument(
+            "--iam-policy",
+            nargs="?",
+            const="app",
+            choices=("app", "migrate"),
+            help="print the least-privilege IAM policy for the declared tables: 'app' (the "
+            "default) what the running app and dynamo_plan send; 'migrate' adds CreateTable, "
+            "UpdateTable and UpdateTimeToLive for dynamo_migrate. ${AWS::Partition}, "
+            "${AWS::Region} and ${AWS::AccountId} are CloudFormation's pseudo parameters "
+            "(Fn::Sub fills them in); elsewhere replace them with aws, the tables' region and "
+            "the account id",
+        )
+        output.add_argument(
             "--json",
             action="store_true",
             dest="as_json",
@@ -71,19 +97,48 @@ class Command(BaseCommand):
             "deploy pipelines); undeclared tables do not fail the check",
         )
 
-    def handle(self, *args: Any, as_json: bool, check: bool, **options: Any) -> None:
+    def handle(
+        self,
+        *args: Any,
+        as_json: bool,
+        check: bool,
+        fmt: str | None,
+        iam_policy: str | None,
+        **options: Any,
+    ) -> None:
+        if fmt or iam_policy:
+            if check:
+                raise CommandError(
+                    "--check compares with DynamoDB: use it without --format and --iam-policy."
+                )
+            self.stdout.write(self.generated(fmt, iam_policy))
+            return
         try:
             handle = get_handle()
             changes = plan(handle=handle)
         except (DynamoError, ImproperlyConfigured) as exc:
             raise CommandError(str(exc)) from exc
-        undeclared_listed = lists_undeclared(handle)
+        undeclared_listed = lists_undeclared(handle.resolver)
         if as_json:
             self.print_json(changes, undeclared_listed)
         else:
             self.print_table(changes, undeclared_listed)
         if check and any(c.executable or c.mismatch for c in changes):
             sys.exit(1)
+
+    def generated(self, fmt: str | None, iam_policy: str | None) -> str:
+        """Infrastructure code or the IAM policy: from the settings, no request."""
+        try:
+            resolver = get_settings().resolver()
+            tables = iac.deployed(registry.definitions(), resolver)
+        except ImproperlyConfigured as exc:
+            raise CommandError(str(exc)) from exc
+        if fmt:
+            return iac.render(fmt, tables)
+        document = iam.policy(
+            tables, list_tables=lists_undeclared(resolver), migrate=iam_policy == "migrate"
+        )
+        return json.dumps(document, indent=2)
 
     def print_json(self, changes: list[TableChange], undeclared_listed: bool) -> None:
         document = {
