@@ -29,11 +29,13 @@ def _asked_by_app(frame: FrameType | None) -> bool:
 
 
 def recording(call: Call, sent: set[str]) -> Call:
-    """``Handle.call`` that also adds the API name of each app request to ``sent``."""
+    """``Handle.call`` that also adds the API name of each app request to ``sent``
+    (``get_item`` -> ``GetItem``; the rule holds for every DynamoDB and DynamoDB
+    Streams operation, whichever client the handle sends it with)."""
 
     def recording_call(handle: Handle, operation: str, **params: Any) -> dict[str, Any]:
         if _asked_by_app(sys._getframe(1)):
-            sent.add(handle.client.meta.method_to_api_mapping[operation])
+            sent.add("".join(word.capitalize() for word in operation.split("_")))
         return call(handle, operation, **params)
 
     return recording_call
