@@ -6,7 +6,7 @@ test suite fails a test whose app code sends one not listed here, and one test
 sends every listed one: tests/test_iam.py). IAM authorises some operations by
 other names: a ``TransactWriteItems`` by the ``PutItem``/``UpdateItem``/
 ``DeleteItem``/``ConditionCheckItem`` of its actions, a ``TransactGetItems``
-by ``GetItem``.
+by ``GetItem``, a PartiQL statement by its kind (``PartiQLSelect``...).
 """
 
 from __future__ import annotations
@@ -33,13 +33,17 @@ class Need(enum.StrEnum):
 @dataclass(frozen=True)
 class Operation:
     name: str  # the API operation, as botocore names it
-    actions: tuple[str, ...]  # the IAM actions that authorise it
-    needs: tuple[Need, ...]
+    need: Need  # the statement that allows it
+    actions: tuple[str, ...]  # the IAM actions that authorise it, on the tables
+    index_actions: tuple[str, ...] = ()  # ... and on the declared indexes
 
 
-def _op(name: str, *needs: Need, actions: tuple[str, ...] = ()) -> Operation:
-    return Operation(name, actions or (name,), needs)
+def _op(name: str, need: Need, actions: tuple[str, ...] = (), **kwargs: Any) -> Operation:
+    return Operation(name, need, actions or (name,), **kwargs)
 
+
+# A PartiQL statement is authorised by its kind (an EXISTS of a transaction is a read).
+PARTIQL = ("PartiQLSelect", "PartiQLInsert", "PartiQLUpdate", "PartiQLDelete")
 
 OPERATIONS: tuple[Operation, ...] = (
     _op("GetItem", Need.ITEMS),
@@ -48,14 +52,16 @@ OPERATIONS: tuple[Operation, ...] = (
     _op("DeleteItem", Need.ITEMS),
     _op("BatchGetItem", Need.ITEMS),
     _op("BatchWriteItem", Need.ITEMS),
-    _op("TransactGetItems", Need.ITEMS, actions=("GetItem",)),
+    _op("TransactGetItems", Need.ITEMS, ("GetItem",)),
     _op(
         "TransactWriteItems",
         Need.ITEMS,
-        actions=("PutItem", "UpdateItem", "DeleteItem", "ConditionCheckItem"),
+        ("PutItem", "UpdateItem", "DeleteItem", "ConditionCheckItem"),
     ),
-    _op("Query", Need.ITEMS, Need.INDEXES),
-    _op("Scan", Need.ITEMS, Need.INDEXES),
+    _op("Query", Need.ITEMS, index_actions=("Query",)),
+    _op("Scan", Need.ITEMS, index_actions=("Scan",)),
+    _op("ExecuteStatement", Need.ITEMS, PARTIQL, index_actions=("PartiQLSelect",)),
+    _op("ExecuteTransaction", Need.ITEMS, PARTIQL),
     _op("DescribeTable", Need.SCHEMA),
     _op("ListTables", Need.LIST),
     _op("CreateTable", Need.MIGRATE),
@@ -111,4 +117,6 @@ def actions(need: Need) -> set[str]:
     """The IAM actions (without ``dynamodb:``) a statement for ``need`` allows."""
     if need is Need.STREAMS:
         return set(STREAM_ACTIONS)
-    return {a for op in OPERATIONS if need in op.needs for a in op.actions}
+    if need is Need.INDEXES:
+        return {a for op in OPERATIONS for a in op.index_actions}
+    return {a for op in OPERATIONS if op.need is need for a in op.actions}

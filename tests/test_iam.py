@@ -17,7 +17,7 @@ import pytest
 from django.test import override_settings
 
 import dynamo_app
-from dynamo_app import iam, models, schema
+from dynamo_app import iam, models, partiql, schema
 from dynamo_app.handle import get_handle
 from dynamo_app.iac import DeployedTable
 from dynamo_app.tables import IndexDefinition, KeyAttribute, TableDefinition
@@ -71,6 +71,10 @@ def test_policy_allows_each_operation_on_the_tables_and_indexes_it_touches():
                     "dynamodb:ConditionCheckItem",
                     "dynamodb:DeleteItem",
                     "dynamodb:GetItem",
+                    "dynamodb:PartiQLDelete",
+                    "dynamodb:PartiQLInsert",
+                    "dynamodb:PartiQLSelect",
+                    "dynamodb:PartiQLUpdate",
                     "dynamodb:PutItem",
                     "dynamodb:Query",
                     "dynamodb:Scan",
@@ -81,7 +85,7 @@ def test_policy_allows_each_operation_on_the_tables_and_indexes_it_touches():
             {
                 "Sid": "DynamoAppIndexQueries",
                 "Effect": "Allow",
-                "Action": ["dynamodb:Query", "dynamodb:Scan"],
+                "Action": ["dynamodb:PartiQLSelect", "dynamodb:Query", "dynamodb:Scan"],
                 "Resource": [
                     f"{ARN}prod-player/index/by_number",
                     f"{ARN}prod-player/index/by_name",
@@ -107,7 +111,7 @@ def test_policy_allows_exactly_the_listed_operations(declared):
     declared(PLAYER)
     document = policy_of("--iam-policy", "migrate")
     allowed = {a for s in document["Statement"] for a in s["Action"]}
-    listed = {f"dynamodb:{a}" for op in iam.OPERATIONS for a in op.actions}
+    listed = {f"dynamodb:{a}" for op in iam.OPERATIONS for a in op.actions + op.index_actions}
     assert allowed == listed
     assert statements(document)["DynamoAppMigrate"]["Action"] == [
         "dynamodb:CreateTable",
@@ -151,6 +155,15 @@ def test_the_app_sends_every_listed_operation(declare, app_operations: set[str])
     reading.delete()  # DeleteItem
     IamPlayer.objects.create(team_id="t", player_id="p", number=7)  # TransactWriteItems
     dynamo_app.read_atomic([(IamPlayer, ("t", "p"))])  # TransactGetItems
+    list(IamReading.objects.partiql("SELECT * FROM {table} WHERE sensor = ?", ["s1"]))
+    partiql.execute_transaction(  # ExecuteTransaction
+        [
+            (
+                'UPDATE {IamReading} SET site = ? WHERE sensor = ? AND "at" = ?',
+                ["x", "s1", 2],
+            )
+        ]
+    )
 
     assert app_operations == {op.name for op in iam.OPERATIONS}
     assert get_handle().table_name(new.declared_name) in schema.table_names(get_handle())
