@@ -9,6 +9,7 @@ player per distinct number and ``integrity.check_unique()`` must be clean.
 
 from __future__ import annotations
 
+import contextvars
 import random
 import threading
 import time
@@ -43,8 +44,12 @@ def run(ctx: Context) -> Section:
             except Exception as exc:  # reported, not raised: the run goes on
                 errors.append(exc)
 
-    threads = [threading.Thread(target=player, args=(seed,)) for seed in range(THREADS)]
     with count_requests() as requests:
+        # Each thread in a copy of this context, so its requests count for the block.
+        threads = [
+            threading.Thread(target=contextvars.copy_context().run, args=(player, seed))
+            for seed in range(THREADS)
+        ]
         start = time.perf_counter()
         for thread in threads:
             thread.start()

@@ -204,6 +204,19 @@ def _path(key: str, value: Any) -> str:
     return path
 
 
+CAPACITY_CHOICES = {"off": None, "total": "TOTAL", "indexes": "INDEXES"}
+
+
+def _capacity(key: str, value: Any) -> str | None:
+    """ "off", "total" or "indexes" -> the ReturnConsumedCapacity sent (None: none)."""
+    if not isinstance(value, str) or value.lower() not in CAPACITY_CHOICES:
+        raise ImproperlyConfigured(
+            f'DYNAMO[{key!r}] = {value!r} is not valid: use "off", "total" (capacity '
+            'units per request) or "indexes" (per table and index as well).'
+        )
+    return CAPACITY_CHOICES[value.lower()]
+
+
 def _retry(key: str, value: Any) -> RetrySettings:
     _check_type(key, value, dict, "a dict with MAX_ATTEMPTS, BASE_DELAY, MAX_DELAY")
     values = _parse_keys(RetrySettings, value, where="RETRY", named="RETRY.")
@@ -266,6 +279,8 @@ class DynamoSettings:
     retry: RetrySettings = setting({}, _retry)
     local_state_file: str = setting("", _path)
     dax_endpoints: tuple[str, ...] = setting([], _dax_endpoints)
+    return_consumed_capacity: str | None = setting("off", _capacity)
+    log_values: bool = setting(False, _boolean)
     region_source: str = "REGION"  # not a key: where ``region`` came from
 
     @property

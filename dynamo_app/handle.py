@@ -11,6 +11,7 @@ from __future__ import annotations
 import atexit
 import logging
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -30,7 +31,7 @@ from botocore.exceptions import (
 from django.core.exceptions import ImproperlyConfigured
 from django.core.signals import setting_changed
 
-from . import dax, exceptions
+from . import dax, exceptions, requests
 from .conf import DynamoSettings, changes_section, get_settings
 from .parser import ResponseParserFactory
 from .retry import Decision, RetryPolicy, classify, error_code, server_error, stored_item
@@ -134,16 +135,41 @@ class Handle:
         Whether a failed attempt is sent again is decided by ``retry`` from the
         operation, its parameters and the error, never by the caller. A caller
         that accepts an answer from DAX's cache says ``cacheable=True``; whether
-        DAX answers is ``dax.serves``'s decision.
+        DAX answers is ``dax.serves``'s decision. Every call is reported, once,
+        to ``dynamo_app.requests`` (the log and the counters).
         """
         use_dax = self.dax is not None and dax.serves(operation, params, cacheable=cacheable)
         method = getattr(self.dax if use_dax else self.client, operation)
+        capacity = self.settings.return_consumed_capacity
+        if capacity and operation in requests.TAKES_CAPACITY:
+            params.setdefault("ReturnConsumedCapacity", capacity)  # the same request, no other
+        attempts = 0
+        response: dict[str, Any] | None = None
+        error: Exception | None = None
+
+        def attempt() -> dict[str, Any]:
+            nonlocal attempts
+            attempts += 1
+            return method(**params)  # type: ignore[no-any-return]
+
+        start = time.perf_counter()
         try:
-            return self.retry.run(lambda: method(**params), operation, params)
+            response = self.retry.run(attempt, operation, params)
+            return response
         except Exception as exc:
             cause = _detached(exc)
             error = self.translate(cause, operation, params)
             raise error from (None if error is cause else cause)
+        finally:
+            requests.sent(
+                self.client.meta.method_to_api_mapping.get(operation, operation),
+                params,
+                time.perf_counter() - start,
+                attempts,
+                response,
+                error,
+                show_values=self.settings.log_values,
+            )
 
     def paginate(self, operation: str, **params: Any) -> Iterator[dict[str, Any]]:
         """Each page's response of a ``scan``, ``query`` or ``list_tables``, the

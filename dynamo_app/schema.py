@@ -18,6 +18,7 @@ Never done: deleting a table or an index, changing a key. Those are reported.
 
 from __future__ import annotations
 
+import contextvars
 import enum
 import logging
 import threading
@@ -159,7 +160,9 @@ def _in_parallel(func: Callable[[T], R], items: list[T]) -> list[R]:
         return [func(i) for i in items]
     workers = min(len(items), MAX_WORKERS)
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix=WORKER_PREFIX) as pool:
-        futures = [pool.submit(func, item) for item in items]
+        # Each in a copy of the caller's context: its requests count for the caller
+        # (dynamo_app.requests' counters), as if it had sent them itself.
+        futures = [pool.submit(contextvars.copy_context().run, func, item) for item in items]
         try:
             return [future.result() for future in futures]
         except BaseException:

@@ -54,6 +54,8 @@ WRONG_TYPE = {
     "RETRY": 5,
     "LOCAL_STATE_FILE": 42,
     "DAX_ENDPOINTS": "daxs://cluster.abc.dax-clusters.eu-west-1.amazonaws.com",
+    "RETURN_CONSUMED_CAPACITY": True,
+    "LOG_VALUES": "yes",
 }
 
 

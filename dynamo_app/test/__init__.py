@@ -1,10 +1,11 @@
 """Test runs that never touch the configured store (see the README, "Testing your project").
 
 ``store``: the run's throwaway DynamoDB, shared by both runners. ``runner``:
-``DynamoTestRunner`` for ``manage.py test``. ``counting``: ``count_requests()``.
+``DynamoTestRunner`` for ``manage.py test``. ``counting``: ``count_requests()``,
+``RequestAssertions.assertNumRequests``.
 The pytest plugin is ``dynamo_app.testing``.
 """
 
-from .counting import RequestCounter, count_requests
+from .counting import RequestAssertions, RequestCounter, count_requests
 
-__all__ = ["RequestCounter", "count_requests"]
+__all__ = ["RequestAssertions", "RequestCounter", "count_requests"]

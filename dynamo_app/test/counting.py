@@ -1,40 +1,42 @@
-"""Counting the DynamoDB API calls a block of code makes (the one-request economy, in tests)."""
+"""Counting the DynamoDB requests a block of code sends (the one-request economy, in tests).
+
+``count_requests()`` is ``dynamo_app.requests``'s: it needs no pytest and
+counts per thread and asyncio task. ``RequestAssertions`` gives a
+``django.test.TestCase`` ``assertNumRequests``, as Django's has ``assertNumQueries``.
+"""
 
 from __future__ import annotations
 
 import contextlib
-import json
-from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
+from ..requests import RequestCounter, count_requests
 
-class RequestCounter(Counter[str]):
-    """Counts DynamoDB API calls by operation name (``GetItem``, ``Query``, ...);
-    ``calls`` lists each as ``(operation, parameters as sent)``."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.calls: list[tuple[str, dict[str, Any]]] = []
-
-    def __call__(self, model: Any, params: dict[str, Any], **kwargs: Any) -> None:
-        self[model.name] += 1
-        self.calls.append((model.name, json.loads(params["body"])))  # DynamoDB speaks JSON
-
-    @property
-    def total(self) -> int:  # type: ignore[override]  # a property, where Counter's is a method
-        return sum(self.values())
+__all__ = ["RequestAssertions", "RequestCounter", "count_requests"]
 
 
-@contextlib.contextmanager
-def count_requests() -> Iterator[RequestCounter]:
-    """Count the API calls made through the process handle inside the block."""
-    from ..handle import get_handle
+class RequestAssertions:
+    """A mixin for ``unittest.TestCase`` classes: ``assertNumRequests``."""
 
-    counter = RequestCounter()
-    events = get_handle().client.meta.events
-    events.register("before-call.dynamodb", counter, unique_id="dynamo_app.count_requests")
-    try:
-        yield counter
-    finally:
-        events.unregister("before-call.dynamodb", unique_id="dynamo_app.count_requests")
+    def assertNumRequests(  # noqa: N802  # unittest's spelling
+        self, num: int, func: Callable[..., Any] | None = None, *args: Any, **kwargs: Any
+    ) -> Any:
+        """Fail unless exactly ``num`` DynamoDB requests are sent by this thread
+        inside the block (``with self.assertNumRequests(1):``), or by
+        ``func(*args, **kwargs)``, whose result it returns. The failure lists them."""
+        if func is None:
+            return self._num_requests(num)
+        with self._num_requests(num):
+            return func(*args, **kwargs)
+
+    @contextlib.contextmanager
+    def _num_requests(self, num: int) -> Iterator[RequestCounter]:
+        with count_requests() as counter:
+            yield counter
+        if counter.total != num:
+            listed = "\n".join(f"{i}. {r}" for i, r in enumerate(counter.requests, 1))
+            raise AssertionError(
+                f"{counter.total} != {num} : {counter.total} DynamoDB requests were sent, "
+                f"not {num}:\n{listed}"
+            )
