@@ -32,9 +32,22 @@ except ImproperlyConfigured as exc:
 else:
     sys.exit("the embedded server started without moto installed")
 
-# Every module imports (dynamo_app.testing is the pytest plugin: it needs the test extra;
+# The debug-toolbar panel, without its extra, names the extra; its template is shipped.
+PANEL = "dynamo_app.contrib.debug_toolbar"
+try:
+    importlib.import_module(PANEL)
+except ImproperlyConfigured as exc:
+    assert type(exc).__name__ == "MissingDependency", repr(exc)
+    assert 'pip install "django-dynamo-app[debug-toolbar]"' in str(exc), str(exc)
+else:
+    sys.exit("the debug-toolbar panel imported without django-debug-toolbar installed")
+template = "templates/dynamo_app/debug_toolbar_panel.html"
+assert resources.files("dynamo_app").joinpath(template).is_file(), f"{template} is missing"
+
+# Every other module imports, dynamo_app.testing included (its helpers need no pytest; the
+# fixtures it loads under pytest, dynamo_app.test.plugin, need the test extra;
 # dynamo_app.contrib.rest_framework needs the drf extra, and says so).
-EXTRAS = {"dynamo_app.testing", "dynamo_app.contrib.rest_framework"}
+EXTRAS = {"dynamo_app.test.plugin", "dynamo_app.contrib.rest_framework", PANEL}
 modules = [
     m.name
     for m in pkgutil.walk_packages(dynamo_app.__path__, "dynamo_app.")
@@ -48,4 +61,4 @@ except ImproperlyConfigured as exc:
     assert 'pip install "django-dynamo-app[drf]"' in str(exc), str(exc)
 else:
     sys.exit("dynamo_app.contrib.rest_framework imported without Django REST framework")
-print(f"ok: {len(modules)} modules from {where}, py.typed, the [local] hint")
+print(f"ok: {len(modules)} modules from {where}, py.typed, the [local] [debug-toolbar] [drf] hints")

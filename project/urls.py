@@ -1,5 +1,6 @@
 """URLs of the demo project: the roster, and Django's own login and logout."""
 
+from django.conf import settings
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
@@ -11,3 +12,7 @@ urlpatterns = [
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("accounts/signup/", roster_views.signup, name="signup"),
 ]
+if "debug_toolbar" in settings.INSTALLED_APPS:  # development, with the [debug-toolbar] extra
+    from debug_toolbar.toolbar import debug_toolbar_urls
+
+    urlpatterns += debug_toolbar_urls()

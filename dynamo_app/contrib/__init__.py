@@ -1,0 +1,1 @@
+"""Optional integrations with other packages, each behind an extra of its own."""

@@ -1,0 +1,76 @@
+"""The django-debug-toolbar panel: rendered in the demo project as a developer
+runs it (DEBUG on, the toolbar installed), and a clear error without the extra."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+
+from dynamo_app.exceptions import MissingDependency
+from dynamo_app.testing import TEST_CREDENTIALS
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# In the demo project, with DEBUG: a team page, then the panel as the toolbar fetches it.
+VISIT = """
+import json, re
+import django
+django.setup()
+from django.test import Client
+client = Client()
+assert client.post("/teams/new/", {"name": "Owls", "city": "Nagoya"}).status_code == 302
+page = client.get("/teams/owls/")
+request_id = re.search(r'data-request-id="([^"]+)"', page.content.decode()).group(1)
+panel = client.get(
+    "/__debug__/render_panel/", {"request_id": request_id, "panel_id": "RequestsPanel"}
+)
+print(json.dumps({"page": page.content.decode(), "panel": panel.json()["content"]}))
+"""
+
+
+def test_the_panel_lists_the_pages_requests_in_the_demo(dynamo_db):
+    environ = {
+        k: v for k, v in os.environ.items() if k not in ("PYTEST_VERSION", "DJANGO_DEBUG")
+    }
+    environ.update(
+        DJANGO_SETTINGS_MODULE="project.settings",
+        DATABASE_URL="sqlite://:memory:",
+        DJANGO_ALLOWED_HOSTS="testserver",
+        DYNAMO_ENDPOINT=settings.DYNAMO["ENDPOINT"],
+        DYNAMO_REGION=settings.DYNAMO["REGION"],
+        DYNAMO_ACCESS_KEY_ID=TEST_CREDENTIALS["ACCESS_KEY_ID"],
+        DYNAMO_SECRET_ACCESS_KEY=TEST_CREDENTIALS["SECRET_ACCESS_KEY"],
+        DYNAMO_TABLE_PREFIX="panel-",  # created at startup: AUTO_MIGRATE is on with DEBUG
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", VISIT],
+        cwd=ROOT,
+        env=environ,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    shown = json.loads(done.stdout.splitlines()[-1])
+    assert 'id="djDebug"' in shown["page"] and "RequestsPanel" in shown["page"]
+    panel = shown["panel"]
+    # The team page reads the team, its roster, its events and bumps its view counter.
+    assert "DynamoDB requests, " in panel and " capacity units" in panel
+    assert "GetItem" in panel and "Query" in panel and "panel-team" in panel
+    # Parameters shown with names, values masked (the team id is a key value).
+    assert "KeyConditionExpression" in panel and "********" in panel
+    assert "owls" not in panel and "Nagoya" not in panel
+
+
+def test_without_the_toolbar_the_panel_names_the_extra(monkeypatch):
+    monkeypatch.setitem(sys.modules, "debug_toolbar.panels", None)  # import fails
+    monkeypatch.delitem(sys.modules, "dynamo_app.contrib.debug_toolbar", raising=False)
+    with pytest.raises(MissingDependency, match=r"django-dynamo-app\[debug-toolbar\]"):
+        importlib.import_module("dynamo_app.contrib.debug_toolbar")
