@@ -18,6 +18,7 @@ and goes on, so an interrupted load is resumed by running it again.
 
 from __future__ import annotations
 
+import contextvars
 import json
 import threading
 import time
@@ -148,7 +149,8 @@ def in_threads(work: Callable[[int], None], count: int) -> None:
         work(0)
         return
     with ThreadPoolExecutor(count, thread_name_prefix="dynamo-segment") as pool:
-        for future in [pool.submit(work, i) for i in range(count)]:
+        # Each in a copy of the caller's context: its requests count for the caller.
+        for future in [pool.submit(contextvars.copy_context().run, work, i) for i in range(count)]:
             future.result()
 
 
