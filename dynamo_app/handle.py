@@ -162,7 +162,7 @@ class Handle:
             raise error from (None if error is cause else cause)
         finally:
             requests.sent(
-                self.client.meta.method_to_api_mapping.get(operation, operation),
+                requests.api_name(operation),
                 params,
                 time.perf_counter() - start,
                 attempts,

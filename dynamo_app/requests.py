@@ -60,6 +60,11 @@ _VALUE_MAP_LISTS = frozenset({"Keys"})
 _VALUE_LISTS = frozenset({"Parameters"})
 
 
+def api_name(operation: str) -> str:
+    """The API's name of a client method: ``batch_get_item`` -> ``BatchGetItem``."""
+    return "".join(part.title() for part in operation.split("_"))
+
+
 def masked(params: Mapping[str, Any]) -> dict[str, Any]:
     """``params`` with every attribute value replaced by its type and a mask:
     ``{"Key": {"pk": {"S": "********"}}}``. Names, expressions, tables and
