@@ -8,6 +8,7 @@ the embedded local DynamoDB and auto-migration. For production, see the README,
 
 import importlib.util
 import os
+import sys
 from pathlib import Path
 
 import environ
@@ -104,7 +105,9 @@ SESSION_ENGINE = "dynamo_app.sessions"
 if DEBUG:
     # One log line per view: "GET /teams/ (roster:teams): 3 DynamoDB requests, 4.2 ms, ...".
     MIDDLEWARE.append("dynamo_app.middleware.RequestCountMiddleware")
-if DEBUG and importlib.util.find_spec("debug_toolbar") is not None:
+# Not in a test run (manage.py test, pytest), as the toolbar's documentation advises.
+TESTING = sys.argv[1:2] == ["test"] or "PYTEST_VERSION" in os.environ
+if DEBUG and not TESTING and importlib.util.find_spec("debug_toolbar") is not None:
     # With the [debug-toolbar] extra: the toolbar, and a panel listing each DynamoDB request.
     from debug_toolbar.settings import PANELS_DEFAULTS
 
