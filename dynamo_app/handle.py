@@ -85,7 +85,7 @@ class Handle:
 
     def _endpoint_url(self) -> str | None:
         if self.settings.embedded:
-            from .local import embedded_endpoint  # starts (or reuses) the local server
+            from .local_shared import embedded_endpoint  # starts (or reuses) the local server
 
             return embedded_endpoint(self.settings.local_state_file)
         return self.settings.endpoint or None

@@ -10,13 +10,12 @@ app's, not moto's.
 The server keeps its data in memory, and with a state file
 (``DYNAMO["LOCAL_STATE_FILE"]``, ``dynamo_local --state``) also on disk, so it
 survives a restart (see ``local_state``). ``ENDPOINT = "embedded"`` means the
-project's one shared server (``local_shared``); in a test run it means a
-server of the process's own, in memory (``share_embedded``).
+project's one shared server (``local_shared.embedded_endpoint``); in a test
+run it means a server of the process's own, in memory (``share_embedded``).
 """
 
 from __future__ import annotations
 
-import atexit
 import logging
 import os
 import threading
@@ -206,31 +205,3 @@ def answers(url: str, timeout: float = 1.0) -> bool:
         return True
     except Exception:
         return False
-
-
-_embedded: LocalServer | None = None
-_embedded_lock = threading.Lock()
-
-
-def embedded_server() -> LocalServer | None:
-    """The server this process started for ``ENDPOINT = "embedded"`` in a test run, if any."""
-    return _embedded
-
-
-def embedded_endpoint(state_file: str | os.PathLike[str] = "") -> str:
-    """The URL of the embedded server: the project's shared one (found, or
-    started in the background, keeping its tables in ``state_file``), or in a
-    test run (``share_embedded`` off) one of this process's own, in memory."""
-    global _embedded
-    if share_embedded:
-        from .local_shared import attach, project_state_file
-
-        return attach(project_state_file(state_file))
-    with _embedded_lock:
-        if _embedded is None or not _embedded.running:
-            _embedded = LocalServer().start()
-            atexit.register(_embedded.stop)
-            logger.info(
-                "dynamo_app: started a local DynamoDB for this test run at %s", _embedded.url
-            )
-        return _embedded.url

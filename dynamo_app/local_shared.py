@@ -20,10 +20,14 @@ ended (so ``migrate`` then ``runserver``, or a runserver reload, keep it), or
 at once with ``manage.py dynamo_local --stop``. It saves the tables first.
 Anything that would split the data - another moto version, a server that does
 not answer - is refused with an error that says what to do.
+
+In a test run (``local.share_embedded`` off) ``embedded_endpoint`` gives each
+process a server of its own, in memory, instead.
 """
 
 from __future__ import annotations
 
+import atexit
 import importlib
 import logging
 import os
@@ -35,6 +39,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from . import local
 from .exceptions import LocalServerError, MissingDependency
 from .local import LocalServer, _import_moto, answers
 from .local_state import check_path, flock, moto_version, open_lock, owner, sidecar, unlock
@@ -71,6 +76,27 @@ def project_root() -> Path:
         "settings.BASE_DIR or the settings module, and neither is known here. Set "
         "DYNAMO['LOCAL_STATE_FILE'] to an absolute path, or BASE_DIR."
     )
+
+
+_embedded: LocalServer | None = None
+_embedded_lock = threading.Lock()
+
+
+def embedded_endpoint(state_file: str | os.PathLike[str] = "") -> str:
+    """The URL of the embedded server: the project's shared one (found, or
+    started in the background, keeping its tables in ``state_file``), or in a
+    test run (``local.share_embedded`` off) one of this process's own, in memory."""
+    global _embedded
+    if local.share_embedded:
+        return attach(project_state_file(state_file))
+    with _embedded_lock:
+        if _embedded is None or not _embedded.running:
+            _embedded = LocalServer().start()
+            atexit.register(_embedded.stop)
+            logger.info(
+                "dynamo_app: started a local DynamoDB for this test run at %s", _embedded.url
+            )
+        return _embedded.url
 
 
 def project_state_file(configured: str | os.PathLike[str] = "") -> Path:

@@ -97,35 +97,6 @@ class ModelBase(type):
         return new_class
 
 
-def attribute_clash(model: type, name: str) -> str | None:
-    """What ``name`` already is on ``model``'s bases (``"Model.update (a method)"``),
-    or None when it is free. A field or declared query of that name would hide it
-    on every instance (``obj.update(...)`` would call the field's value), so the
-    names are read from the classes themselves, not kept in a list. Another field
-    or declared query of that name is no clash: a subclass may declare it again."""
-    for base in model.__mro__[1:]:
-        if name in vars(base):
-            value = vars(base)[name]
-            if isinstance(value, (Field, DeclaredQuery)):
-                return None
-            return f"{base.__qualname__}.{name} ({_kind(value)})"
-        if base is Model and name in Model.__annotations__:
-            return f"Model.{name} (every model has it)"
-    return None
-
-
-def _kind(value: Any) -> str:
-    if isinstance(value, property):
-        return "a property"
-    if isinstance(value, Manager):
-        return "a manager"
-    if isinstance(value, type):
-        return "a class"
-    if callable(value) or isinstance(value, (classmethod, staticmethod)):
-        return "a method"
-    return "an attribute"
-
-
 def _inherited_meta(meta: type | None) -> type | None:
     """An abstract parent's Meta, minus ``abstract`` (children are concrete by default)."""
     if meta is None:

@@ -11,12 +11,13 @@ a check id that ``SILENCED_SYSTEM_CHECKS`` knows.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..tables import index_name_problem
 from ..unique import Unique
-from .declared import check_declared_queries
+from .declared import DeclaredQuery
 from .fields import DateTimeField, Field, VersionField
+from .manager import Manager
 from .options import META_OPTIONS, Options, Problem, _Index
 
 if TYPE_CHECKING:
@@ -38,7 +39,25 @@ def model_problems(model: type[Model]) -> list[Problem]:
         *unique_problems(meta),
     ]
     if not meta.abstract:
-        problems += [*index_problems(meta), *ttl_problems(meta), *check_declared_queries(model)]
+        problems += [*index_problems(meta), *ttl_problems(meta), *declared_query_problems(meta)]
+    return problems
+
+
+def declared_query_problems(meta: Options) -> list[Problem]:
+    """Each declared query's own problems, after a name that hides something else."""
+    problems: list[Problem] = []
+    for query in meta.declared_queries.values():
+        clash = "a field" if query.name in meta.fields_by_name else None
+        clash = clash or attribute_clash(meta.model, query.name)
+        if clash:
+            problems.append(
+                Problem(
+                    "dynamo.E211",
+                    f"{query.label()}: the query name clashes with {clash}.",
+                    "Rename the query.",
+                )
+            )
+        problems += query.problems()
     return problems
 
 
@@ -59,8 +78,6 @@ def meta_option_problems(meta: Options) -> list[Problem]:
 
 def field_problems(meta: Options) -> list[Problem]:
     """Stored names taken twice, field options, and names the model class already uses."""
-    from .base import attribute_clash
-
     problems = []
     stored_as: dict[str, Field] = {}
     for field in meta.fields:
@@ -283,3 +300,38 @@ def ttl_problems(meta: Options) -> list[Problem]:
             "DynamoDB's TTL reads a number of seconds since 1970.",
         )
     ]
+
+
+def attribute_clash(model: type, name: str) -> str | None:
+    """What ``name`` already is on ``model``'s bases (``"Model.update (a method)"``),
+    or None when it is free. A field or declared query of that name would hide it
+    on every instance (``obj.update(...)`` would call the field's value), so the
+    names are read from the classes themselves, not kept in a list. Another field
+    or declared query of that name is no clash: a subclass may declare it again."""
+    for base in model.__mro__[1:]:
+        if name in vars(base):
+            value = vars(base)[name]
+            if isinstance(value, (Field, DeclaredQuery)):
+                return None
+            return f"{base.__qualname__}.{name} ({_kind(value)})"
+        if _is_root_model(base) and name in vars(base).get("__annotations__", {}):
+            return f"{base.__qualname__}.{name} (every model has it)"
+    return None
+
+
+def _is_root_model(cls: type) -> bool:
+    """Whether ``cls`` is ``Model`` itself: made by a model metaclass, from no model."""
+    metaclass = type(cls)
+    return metaclass is not type and not any(isinstance(b, metaclass) for b in cls.__bases__)
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, property):
+        return "a property"
+    if isinstance(value, Manager):
+        return "a manager"
+    if isinstance(value, type):
+        return "a class"
+    if callable(value) or isinstance(value, (classmethod, staticmethod)):
+        return "a method"
+    return "an attribute"

@@ -160,14 +160,15 @@ class DeclaredQuery:
 
     # --- checks
 
-    def _where(self) -> str:
+    def label(self) -> str:
+        """``Model.query_name``, for messages."""
         return f"{self.model.__name__}.{self.name}"  # type: ignore[union-attr]
 
     def _clause_problem(
         self, id: str, clause: Clause | str, message: str, hint: str = ""
     ) -> Problem:
         text = clause.text if isinstance(clause, Clause) else clause
-        return Problem(id, f"{self._where()}: clause {text!r}: {message}", hint)
+        return Problem(id, f"{self.label()}: clause {text!r}: {message}", hint)
 
     def _parse(self, text: str, problems: list[Problem]) -> list[Clause]:
         clauses, not_understood = _parse_text(text)
@@ -185,27 +186,14 @@ class DeclaredQuery:
 
     def problems(self) -> list[Problem]:
         """Every problem of this declaration, each naming the query and the clause."""
-        from .base import attribute_clash
-
         meta = self.model._meta  # type: ignore[union-attr]
         problems: list[Problem] = []
-        clash = attribute_clash(self.model, self.name)  # type: ignore[arg-type]
-        if self.name in meta.fields_by_name:
-            clash = "a field"
-        if clash:
-            problems.append(
-                Problem(
-                    "dynamo.E211",
-                    f"{self._where()}: the query name clashes with {clash}.",
-                    "Rename the query.",
-                )
-            )
         schema = meta.indexes.get(self.index) if self.index else meta.table()
         if schema is None:
             problems.append(
                 Problem(
                     "dynamo.E209",
-                    f"{self._where()}: index {self.index!r} is not declared in "
+                    f"{self.label()}: index {self.index!r} is not declared in "
                     f"{meta.object_name}.Meta.indexes "
                     f"(declared: {', '.join(meta.indexes) or 'none'}).",
                 )
@@ -240,7 +228,7 @@ class DeclaredQuery:
             problems.append(
                 Problem(
                     "dynamo.E213",
-                    f"{self._where()}: order='desc' needs a sort key, and {schema.where} has none.",
+                    f"{self.label()}: order='desc' needs a sort key, and {schema.where} has none.",
                 )
             )
         return problems
@@ -253,7 +241,7 @@ class DeclaredQuery:
     def _problem(self, problem: KeyProblem) -> Problem:
         if problem.term is None:
             return Problem(
-                problem.id, f"{self._where()}: key {self.key!r}: {problem.message}", problem.hint
+                problem.id, f"{self.label()}: key {self.key!r}: {problem.message}", problem.hint
             )
         return self._clause_problem(problem.id, problem.term.text, problem.message, problem.hint)
 
@@ -265,7 +253,7 @@ class DeclaredQuery:
                 problems.append(
                     Problem(
                         "dynamo.E212",
-                        f"{self._where()}: parameter {name!r} is declared but no clause uses it.",
+                        f"{self.label()}: parameter {name!r} is declared but no clause uses it.",
                     )
                 )
         if self.returns == "page":
@@ -273,7 +261,7 @@ class DeclaredQuery:
                 problems.append(
                     Problem(
                         "dynamo.E212",
-                        f"{self._where()}: parameter {name!r} is reserved for paging; rename it.",
+                        f"{self.label()}: parameter {name!r} is reserved for paging; rename it.",
                     )
                 )
         for clause in clauses:
@@ -318,7 +306,7 @@ class DeclaredQuery:
         """Build the QuerySet (``returns="all"``) or fetch the Page (``returns="page"``)."""
         paging = {k: kwargs.pop(k) for k in RESERVED_PARAMS if k in kwargs}
         if paging and self.returns != "page":
-            raise TypeError(f"{self._where()}() returns every page; it takes no cursor or size.")
+            raise TypeError(f"{self.label()}() returns every page; it takes no cursor or size.")
         problems: list[Problem] = []
         key = self._parse(self.key, problems)
         where = self._parse(self.where, problems) if self.where else []
@@ -327,7 +315,7 @@ class DeclaredQuery:
             missing = ", ".join(sorted(needed - set(kwargs))) or "none"
             extra = ", ".join(sorted(set(kwargs) - needed)) or "none"
             raise TypeError(
-                f"{self._where()}() takes {', '.join(sorted(needed))}; missing: {missing}, "
+                f"{self.label()}() takes {', '.join(sorted(needed))}; missing: {missing}, "
                 f"unexpected: {extra}."
             )
         qs = self.model.objects.get_queryset()  # type: ignore[union-attr]
@@ -359,10 +347,3 @@ def _lookup(clause: Clause, values: dict[str, Any]) -> tuple[str, Any]:
 def _terms(clauses: list[Clause], fields: dict[str, Any]) -> list[Term]:
     """The clauses on fields of the model (a clause on no field is dynamo.E202)."""
     return [Term(c.text, c.path, fields[c.text], c.lookup) for c in clauses if fields[c.text]]
-
-
-def check_declared_queries(model: type[Model]) -> list[Problem]:
-    problems: list[Problem] = []
-    for query in model._meta.declared_queries.values():
-        problems += query.problems()
-    return problems
