@@ -13,12 +13,14 @@ from typing import Any
 __all__ = ["Transaction", "read_atomic", "transaction"]
 __version__ = "0.1.0"
 
-_LAZY = {"transaction": "transaction", "read_atomic": "read", "Transaction": "Transaction"}
-
 
 def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        from . import transactions
+    if name == "read_atomic":
+        from .transactions import read
 
-        return getattr(transactions, _LAZY[name])
+        return read
+    if name in ("transaction", "Transaction"):
+        from .models import writes
+
+        return writes.transaction if name == "transaction" else writes.ModelTransaction
     raise AttributeError(f"module 'dynamo_app' has no attribute {name!r}")

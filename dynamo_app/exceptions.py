@@ -160,7 +160,12 @@ class InvalidCursor(QueryError):
 
 
 class DoesNotExist(DynamoError, ObjectDoesNotExist):
-    """Base of every ``Model.DoesNotExist``."""
+    """Base of every ``Model.DoesNotExist``. ``attempts`` counts the requests sent
+    (an ``update()`` of a missing item finds it out from its failed condition)."""
+
+    def __init__(self, message: str = "", *, attempts: int = 1) -> None:
+        super().__init__(message)
+        self.attempts = attempts
 
 
 # --- writes ------------------------------------------------------------------
@@ -171,16 +176,22 @@ class WriteError(DynamoError):
 
 
 class ConditionFailed(WriteError):
-    """A write's condition did not hold. ``item`` is the item as stored, when
-    DynamoDB returned it: a model instance from a model's write, the wire item
-    (attribute values as sent) from a raw ``Handle.call``. ``attempts`` counts
-    the requests sent (throttled ones included)."""
+    """A write's condition did not hold. When DynamoDB returned the item as
+    stored, ``raw_item`` is it in wire form (attribute values as sent) and, from
+    a model's write, ``item`` is it decoded to a model instance (None from a raw
+    ``Handle.call``). ``attempts`` counts the requests sent (throttled ones included)."""
 
     def __init__(
-        self, message: str, *, item: Model | dict[str, Any] | None = None, attempts: int = 1
+        self,
+        message: str,
+        *,
+        item: Model | None = None,
+        raw_item: dict[str, Any] | None = None,
+        attempts: int = 1,
     ) -> None:
         super().__init__(message)
         self.item = item
+        self.raw_item = raw_item
         self.attempts = attempts
 
 
@@ -193,13 +204,17 @@ class StaleObjectError(ConditionFailed):
 
 
 class UniqueViolation(WriteError):
-    """A unique constraint's value is already claimed by another item."""
+    """A unique constraint's value is already claimed by another item. ``attempts``
+    counts the requests sent (0: two claims of one value, refused before sending)."""
 
-    def __init__(self, message: str, *, model: str, constraint: str, value: Any) -> None:
+    def __init__(
+        self, message: str, *, model: str, constraint: str, value: Any, attempts: int = 1
+    ) -> None:
         super().__init__(message)
         self.model = model
         self.constraint = constraint
         self.value = value
+        self.attempts = attempts
 
 
 class TransactionCanceled(WriteError):
@@ -223,7 +238,12 @@ class TransactionLimitExceeded(DynamoError, ValueError):
 
 
 class AlreadyApplied(WriteError):
-    """A write carrying an idempotency key was applied before; nothing was done now."""
+    """A write carrying an idempotency key was applied before; nothing was done now.
+    ``attempts`` counts the requests sent."""
+
+    def __init__(self, message: str, *, attempts: int = 1) -> None:
+        super().__init__(message)
+        self.attempts = attempts
 
 
 class BatchIncomplete(WriteError):

@@ -266,7 +266,7 @@ class Handle:
         if code == "ConditionalCheckFailedException":
             return exceptions.ConditionFailed(
                 f"The condition of {operation}{where} did not hold; nothing was written.",
-                item=stored_item(exc),
+                raw_item=stored_item(exc),
                 attempts=attempts,
             )
         if code == "DuplicateItemException":

@@ -23,11 +23,13 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .actions import Action
 from .app_tables import LOCK_ID
 from .exceptions import WriteError
 from .expressions import Attr, all_of
 from .handle import get_handle
-from .models.writes import unique_fields
+from .models.base import registered_models
+from .models.writes import ModelTransaction, unique_fields
 from .unique import LOCK_TABLE, Unique, owner_id
 
 if TYPE_CHECKING:
@@ -63,8 +65,6 @@ class Report:
 
 
 def _constrained_models() -> list[type[Model]]:
-    from .models import registered_models
-
     return [m for m in registered_models() if m._meta.unique]
 
 
@@ -145,9 +145,7 @@ def _holds(obj: Model, constraint: Unique) -> Any:
 
 
 def _claim(constraint: Unique, obj: Model) -> bool:
-    from .transactions import Transaction
-
-    tx = Transaction()
+    tx = ModelTransaction()
     action = constraint.claim(obj.__dict__, obj._meta.key_of(obj.__dict__))
     assert action is not None
     tx.add(action)
@@ -157,10 +155,8 @@ def _claim(constraint: Unique, obj: Model) -> bool:
 
 def _release_orphan(model: type[Model], constraint: Unique, record: dict[str, Any]) -> bool:
     """Delete a lock whose owner does not hold it - conditioned on both still being so."""
-    from .transactions import Action, Transaction
-
     owner = model._meta.decode(record["owner_key"]["M"], partial=True)
-    tx = Transaction()
+    tx = ModelTransaction()
     tx.add(
         Action(
             "Delete",

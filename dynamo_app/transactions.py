@@ -1,11 +1,12 @@
-"""Transactions: many writes, one ``TransactWriteItems``, all or nothing.
+"""The TransactWriteItems builder: many actions, one request, all or nothing.
 
-``with dynamo_app.transaction() as tx:`` collects writes on model instances
-across any tables and sends them as one request when the block exits; an
-exception inside the block sends nothing. Each collected action knows what
-its failure *means*, so a cancelled transaction is reported as the error of
-the action that caused it (``UniqueViolation``, ``AlreadyExists``,
-``StaleObjectError``, ``AlreadyApplied``), never as a bare list of codes.
+A ``Transaction`` collects ``Action``s (``actions.py``) across any tables and
+sends them as one request; each action knows what its failure *means*, so a
+cancelled transaction is reported as the error of the action that caused it
+(``UniqueViolation``, ``AlreadyExists``, ``StaleObjectError``,
+``AlreadyApplied``), never as a bare list of codes. The model verbs
+(``tx.save(obj)`` & co.) and ``dynamo_app.transaction()`` are the model
+layer's (``models/writes.py``); this module knows no model.
 
 Every transaction carries one ``ClientRequestToken``, reused by every retry,
 so a retry after a lost answer cannot apply it twice (DynamoDB honours the token
@@ -16,23 +17,25 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from asgiref.sync import sync_to_async
 
 from . import wire
+from .actions import Action
 from .app_tables import IDEMPOTENCY, IDEMPOTENCY_EXPIRES, IDEMPOTENCY_KEY
 from .exceptions import AlreadyApplied, TransactionCanceled, TransactionLimitExceeded
 from .handle import get_handle
-from .unique import canonical, one_action_per_lock
+from .unique import one_action_per_lock
 
 if TYPE_CHECKING:
-    from .expressions import Condition
     from .models.base import Model
 
-__all__ = ["Transaction", "TransactionBlock", "read", "transaction"]
+__all__ = ["Transaction", "TransactionBlock", "read"]
+
+T = TypeVar("T", bound="Transaction")
 
 MAX_ACTIONS = 100
 MAX_REQUEST_BYTES = 4 * 1024 * 1024
@@ -42,51 +45,11 @@ IDEMPOTENCY_TABLE = IDEMPOTENCY.declared_name
 IDEMPOTENCY_WINDOW = 24 * 3600  # seconds a key is remembered (TTL deletes it later)
 
 
-FailureMapper = Callable[[dict[str, Any] | None], Exception]
-
-
-@dataclass
-class Action:
-    """One entry of a TransactWriteItems: its kind, parameters and meaning."""
-
-    kind: str  # "Put", "Update", "Delete" or "ConditionCheck"
-    params: dict[str, Any]
-    describe: str  # for messages: "create Player {...}", "claim uniform_number=18"
-    on_condition_failed: FailureMapper | None = None
-    on_success: Callable[[], None] | None = None
-    key: dict[str, Any] | None = None  # a Put's key (other kinds carry params["Key"])
-
-    def target(self) -> tuple[str, tuple[tuple[str, Any], ...]]:
-        """(table, key) of the item this action touches, numbers compared by value."""
-        key = self.params.get("Key") or self.key
-        assert key is not None, "a Put action is built with its key"
-        return self.params["TableName"], tuple(sorted((k, canonical(v)) for k, v in key.items()))
-
-    def size(self, item_bound: int | None = None) -> int:
-        """Bytes this action adds to the request: its item or key, expression text,
-        attribute names and values (update and condition values alike). With
-        ``item_bound``, a Put's item counts as that many bytes, unmeasured."""
-        params = self.params
-        item = params.get("Item")
-        if item is None:
-            size = wire.item_size(params["Key"])
-        else:
-            size = wire.item_size(item) if item_bound is None else item_bound
-        size += wire.item_size(params.get("ExpressionAttributeValues", {}))
-        for name, attribute in params.get("ExpressionAttributeNames", {}).items():
-            size += len(name) + wire.text_size(attribute)
-        for name, value in params.items():
-            if name.endswith("Expression"):
-                size += len(value)
-        return size + len(params["TableName"])
-
-
 class Transaction:
-    """Collects writes; ``commit()`` sends them as one TransactWriteItems.
+    """Collects actions; ``commit()`` sends them as one TransactWriteItems.
 
-    Use it through ``dynamo_app.transaction()``. The model-level verbs
-    (``create``, ``save``, ``update``, ``delete``, ``condition_check``) add
-    the same unique-lock and version actions the single-item methods use.
+    Model code uses it through ``dynamo_app.transaction()``, whose transaction
+    adds the verbs (``models.writes.ModelTransaction``).
     """
 
     def __init__(self, *, idempotency_key: str | None = None) -> None:
@@ -99,39 +62,6 @@ class Transaction:
 
     def __repr__(self) -> str:
         return f"<Transaction {len(self.actions)} actions, token={self.token}>"
-
-    # --- model-level verbs
-
-    def create(self, obj: Model) -> Model:
-        from .models import writes
-
-        self.extend(writes.create_actions(obj))
-        return obj
-
-    def save(self, obj: Model, *, condition: Condition | None = None) -> Model:
-        from .models import writes
-
-        self.extend(writes.save_actions(obj, condition=condition))
-        return obj
-
-    def update(self, obj: Model, *, condition: Condition | None = None, **actions: Any) -> Model:
-        from .models import writes
-
-        self.extend(writes.update_actions(obj, condition=condition, **actions))
-        return obj
-
-    def delete(self, obj: Model, *, condition: Condition | None = None) -> None:
-        from .models import writes
-
-        self.extend(writes.delete_actions(obj, condition=condition))
-
-    def condition_check(self, obj: Model, condition: Condition) -> None:
-        """Require ``condition`` to hold on ``obj``'s stored item, writing nothing to it."""
-        from .models import writes
-
-        self.add(writes.condition_check_action(obj, condition))
-
-    # --- low level
 
     def add(self, action: Action) -> None:
         if self.committed:
@@ -206,7 +136,7 @@ class Transaction:
         for action, reason in zip(self.actions, exc.reasons, strict=False):
             code = reason.get("Code") or "None"
             if code == "ConditionalCheckFailed" and action.on_condition_failed is not None:
-                return action.on_condition_failed(reason.get("Item"))
+                return action.on_condition_failed(reason.get("Item"), exc.attempts)
             if code != "None":
                 failures.append(f"{action.describe}: {code} {reason.get('Message', '')}".strip())
         return TransactionCanceled(
@@ -214,6 +144,21 @@ class Transaction:
             + ("; ".join(failures) or "No reason was given."),
             reasons=exc.reasons,
             attempts=exc.attempts,
+        )
+
+
+@dataclass(frozen=True)
+class AppliedBefore:
+    """An idempotency record already stored: the write it guards was applied before."""
+
+    key: str
+
+    def __call__(self, raw_item: dict[str, Any] | None, attempts: int) -> Exception:
+        applied = raw_item.get("applied_at", {}).get("N") if raw_item else None
+        return AlreadyApplied(
+            f"A write with idempotency key {self.key!r} was already applied"
+            f"{f' (at {applied}, epoch seconds)' if applied else ''}; nothing was done now.",
+            attempts=attempts,
         )
 
 
@@ -241,15 +186,8 @@ def idempotency_action(key: str) -> Action:
         "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
     }
 
-    def already(item: dict[str, Any] | None) -> Exception:
-        applied = item.get("applied_at", {}).get("N") if item else None
-        return AlreadyApplied(
-            f"A write with idempotency key {key!r} was already applied"
-            f"{f' (at {applied}, epoch seconds)' if applied else ''}; nothing was done now.",
-        )
-
     item_key = {IDEMPOTENCY_KEY: params["Item"][IDEMPOTENCY_KEY]}
-    return Action("Put", params, f"idempotency key {key!r}", already, key=item_key)
+    return Action("Put", params, f"idempotency key {key!r}", AppliedBefore(key), key=item_key)
 
 
 def _fits_a_key(text: str) -> bool:
@@ -259,32 +197,22 @@ def _fits_a_key(text: str) -> bool:
         return False
 
 
-def transaction(*, idempotency_key: str | None = None) -> TransactionBlock:
-    """Collect writes in the block; send them as ONE TransactWriteItems at its end.
-
-    ``with`` or, in async code, ``async with``. An exception inside the block
-    sends nothing. With ``idempotency_key``, a repeat of the same transaction
-    raises ``AlreadyApplied`` and changes nothing.
-    """
-    return TransactionBlock(Transaction(idempotency_key=idempotency_key))
-
-
-class TransactionBlock:
+class TransactionBlock(Generic[T]):
     """The block of ``transaction()``: it commits on a clean exit. Collecting
     writes sends nothing, so only ``async with``'s commit leaves the event loop
     (in a worker thread, as the model's async methods do)."""
 
-    def __init__(self, tx: Transaction) -> None:
+    def __init__(self, tx: T) -> None:
         self.tx = tx
 
-    def __enter__(self) -> Transaction:
+    def __enter__(self) -> T:
         return self.tx
 
     def __exit__(self, exc_type: type[BaseException] | None, *exc: object) -> None:
         if exc_type is None:
             self.tx.commit()
 
-    async def __aenter__(self) -> Transaction:
+    async def __aenter__(self) -> T:
         return self.tx
 
     async def __aexit__(self, exc_type: type[BaseException] | None, *exc: object) -> None:

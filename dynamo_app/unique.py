@@ -15,30 +15,21 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from decimal import Decimal
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .actions import Action, canonical
 from .app_tables import LOCK_ID, LOCKS
 from .exceptions import ModelDefinitionError, StaleObjectError, UniqueViolation
 from .handle import get_handle
 
 if TYPE_CHECKING:
     from .models.options import Options
-    from .transactions import Action
 
 # Built once: json.dumps() with non-default options builds a new encoder per call.
 _to_json = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, default=str).encode
 
 LOCK_TABLE = LOCKS.declared_name
-
-
-def canonical(wire_value: dict[str, Any]) -> tuple[str, Any]:
-    """A hashable, JSON-able form of a scalar wire value in which equal values
-    are equal: numbers normalised (DynamoDB stores 18 and 18.0 as one number)."""
-    ((kind, raw),) = wire_value.items()
-    if kind == "N":
-        return ("N", str(Decimal(raw).normalize()))
-    return (kind, raw)
 
 
 def owner_id(key: dict[str, dict[str, Any]]) -> str:
@@ -100,6 +91,17 @@ class Unique:
     def all_fields(self) -> tuple[str, ...]:
         return (*self.within, *self.fields)
 
+    def values_of(self, values: dict[str, Any]) -> dict[str, Any]:
+        """The values of this constraint's fields (scope first) among ``values``."""
+        return {name: values.get(name) for name in self.all_fields}
+
+    def describe(self, values: dict[str, Any]) -> str:
+        """``Player.uniform_number=18 within team_id='t1'``, for messages and reprs."""
+        assert self.meta is not None
+        scope = ", ".join(f"{n}={values.get(n)!r}" for n in self.within)
+        within = f" within {scope}" if scope else ""
+        return f"{self.meta.object_name}.{self.name}={self.value(values)!r}{within}"
+
     def value(self, values: dict[str, Any]) -> Any:
         """The constrained value for messages: one value, or a tuple for several."""
         parts = tuple(values.get(name) for name in self.fields)
@@ -122,8 +124,6 @@ class Unique:
 
     def claim(self, values: dict[str, Any], owner_key: dict[str, Any]) -> Action | None:
         """Put the lock for ``values``, conditioned on nobody holding it."""
-        from .transactions import Action
-
         lock = self.lock_id(values)
         if lock is None:
             return None
@@ -144,31 +144,16 @@ class Unique:
             "ExpressionAttributeNames": {"#id": LOCK_ID},
             "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
         }
-
-        def taken(_: dict[str, Any] | None) -> Exception:
-            scope = ", ".join(f"{n}={values.get(n)!r}" for n in self.within)
-            return UniqueViolation(
-                f"{meta.object_name}: {self.name}={value!r} is already taken"
-                f"{f' within {scope}' if scope else ''}; nothing was written. "
-                "Choose another value (to swap values between items, save both in one "
-                "dynamo_app.transaction()).",
-                model=meta.object_name,
-                constraint=self.name,
-                value=value,
-            )
-
         return Action(
             "Put",
             params,
             f"claim {meta.object_name}.{self.name}={value!r}",
-            taken,
+            LockTaken(self, self.values_of(values)),
             key={LOCK_ID: item[LOCK_ID]},
         )
 
     def release(self, values: dict[str, Any], owner_key: dict[str, Any]) -> Action | None:
         """Delete the lock for ``values``, conditioned on ``owner_key`` holding it."""
-        from .transactions import Action
-
         lock = self.lock_id(values)
         if lock is None:
             return None
@@ -181,15 +166,63 @@ class Unique:
             "ExpressionAttributeNames": {"#owner": "owner"},
             "ExpressionAttributeValues": {":owner": {"S": owner_id(owner_key)}},
         }
+        return Action(
+            "Delete",
+            params,
+            f"release {meta.object_name}.{self.name}={value!r}",
+            LockStale(self, self.values_of(values), owner_key),
+        )
 
-        def stale(_: dict[str, Any] | None) -> Exception:
-            return StaleObjectError(
-                f"{meta.object_name} {_owner_key_repr(owner_key)} no longer holds "
-                f"{self.name}={value!r}: the item changed since it was read. Reload it and "
-                "try again; nothing was written."
-            )
 
-        return Action("Delete", params, f"release {meta.object_name}.{self.name}={value!r}", stale)
+@dataclass(frozen=True)
+class LockTaken:
+    """A claim's failure: another item holds the value (``UniqueViolation``)."""
+
+    constraint: Unique
+    values: dict[str, Any]
+
+    def __repr__(self) -> str:
+        return f"LockTaken({self.constraint.describe(self.values)}: UniqueViolation)"
+
+    def __call__(self, raw_item: dict[str, Any] | None, attempts: int) -> Exception:
+        unique = self.constraint
+        assert unique.meta is not None
+        value = unique.value(self.values)
+        scope = ", ".join(f"{n}={self.values.get(n)!r}" for n in unique.within)
+        return UniqueViolation(
+            f"{unique.meta.object_name}: {unique.name}={value!r} is already taken"
+            f"{f' within {scope}' if scope else ''}; nothing was written. "
+            "Choose another value (to swap values between items, save both in one "
+            "dynamo_app.transaction()).",
+            model=unique.meta.object_name,
+            constraint=unique.name,
+            value=value,
+            attempts=attempts,
+        )
+
+
+@dataclass(frozen=True)
+class LockStale:
+    """A release's failure: the owner no longer holds the lock, so the instance
+    was stale (``StaleObjectError``)."""
+
+    constraint: Unique
+    values: dict[str, Any]
+    owner_key: dict[str, Any]
+
+    def __repr__(self) -> str:
+        owner = _owner_key_repr(self.owner_key)
+        return f"LockStale({owner} releasing {self.constraint.describe(self.values)}: stale)"
+
+    def __call__(self, raw_item: dict[str, Any] | None, attempts: int) -> Exception:
+        unique = self.constraint
+        assert unique.meta is not None
+        return StaleObjectError(
+            f"{unique.meta.object_name} {_owner_key_repr(self.owner_key)} no longer holds "
+            f"{unique.name}={unique.value(self.values)!r}: the item changed since it was "
+            "read. Reload it and try again; nothing was written.",
+            attempts=attempts,
+        )
 
 
 def one_action_per_lock(actions: list[Action]) -> list[Action]:
@@ -212,7 +245,7 @@ def one_action_per_lock(actions: list[Action]) -> list[Action]:
         releases = [a for a in group if a.kind == "Delete"]
         if len(claims) > 1:
             assert claims[1].on_condition_failed is not None
-            raise claims[1].on_condition_failed(None)
+            raise claims[1].on_condition_failed(None, 0)
         if len(group) == 2 and claims and releases:
             merged[id(group[0])] = _hand_over(releases[0], claims[0])
             merged[id(group[1])] = None
@@ -225,8 +258,6 @@ def one_action_per_lock(actions: list[Action]) -> list[Action]:
 def _hand_over(release: Action, claim: Action) -> Action:
     """The claim's Put under the release's condition (the old owner holds the
     lock); failing, it is the release's error: the old owner was stale."""
-    from .transactions import Action
-
     condition = ("ConditionExpression", "ExpressionAttributeNames", "ExpressionAttributeValues")
     params = {**claim.params, **{k: release.params[k] for k in condition}}
     return Action(

@@ -17,7 +17,7 @@ import threading
 from collections.abc import Collection
 from typing import Any, ClassVar, Self, cast
 
-from .. import app_tables, exceptions
+from .. import app_tables, exceptions, wire
 from ..conf import require_installed
 from ..exceptions import ModelDefinitionError
 from ..expressions import Condition
@@ -173,8 +173,6 @@ class Model(metaclass=ModelBase):
     @property
     def extra_attributes(self) -> dict[str, Any]:
         """Stored attributes the model does not declare (kept, and saved back)."""
-        from .. import wire
-
         return {name: wire.decode(value) for name, value in self._state.extra.items()}
 
     # --- the typed JSON form (see dynamo_app.serialization)
@@ -247,7 +245,7 @@ class Model(metaclass=ModelBase):
                 idempotency_key=idempotency_key,
             )
             return
-        self._run(writes.save_actions(self, condition), idempotency_key)
+        writes.send(writes.save_actions(self, condition), idempotency_key=idempotency_key)
 
     def update(
         self,
@@ -291,7 +289,7 @@ class Model(metaclass=ModelBase):
             defaults=defaults,
         )
         if idempotency_key is not None:
-            self._run(actions, idempotency_key)
+            writes.send(actions, idempotency_key=idempotency_key)
             self.refresh_from_db()
         elif len(actions) == 1:
             response = writes.send(actions, ReturnValues="ALL_NEW")
@@ -307,16 +305,7 @@ class Model(metaclass=ModelBase):
     ) -> None:
         """Delete the item (DeleteItem) and release its unique locks; deleting a
         missing item is not an error unless a ``condition`` says it must hold."""
-        self._run(writes.delete_actions(self, condition), idempotency_key)
-
-    def _run(self, actions: list[Any], idempotency_key: str | None) -> None:
-        if idempotency_key is None:
-            writes.send(actions)
-            return
-        from ..transactions import transaction
-
-        with transaction(idempotency_key=idempotency_key) as tx:
-            tx.extend(actions)
+        writes.send(writes.delete_actions(self, condition), idempotency_key=idempotency_key)
 
     def refresh_from_db(self, *, consistent: bool = True) -> None:
         """Reload every attribute from the table (one strongly consistent GetItem)."""

@@ -18,9 +18,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from ..actions import Action
 from ..exceptions import BatchIncomplete, DynamoError, WriteError
 from ..handle import get_handle
-from ..transactions import MAX_ACTIONS, MAX_REQUEST_BYTES, Action, Transaction
+from ..transactions import MAX_ACTIONS, MAX_REQUEST_BYTES, Transaction
 
 if TYPE_CHECKING:
     from .base import Model

@@ -9,16 +9,21 @@ transaction cannot carry (``ReturnValues``).
 The ``*_actions`` functions go one step further: a model write becomes the
 list of actions it needs - the entity itself, plus unique-lock claims and
 releases, each with the conditions that keep locks and owners in step and the
-error its failure means. ``send()`` makes one action one request and several
-one transaction, so ``save()`` costs a PutItem unless a unique value changes.
+error its failure means (``EntityFailure``, ``KeyTaken``) and what the
+instance learns when it succeeds (``Written``, ``Follow``). ``send()`` makes
+one action one request and several one transaction, so ``save()`` costs a
+PutItem unless a unique value changes. ``transaction()`` collects model writes
+into one ``ModelTransaction``.
 """
 
 from __future__ import annotations
 
 import builtins
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, cast
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
+from ..actions import Action
 from ..exceptions import (
     AlreadyExists,
     ConditionFailed,
@@ -28,20 +33,28 @@ from ..exceptions import (
 )
 from ..expressions import Attr, Compiler, Condition, Update, all_of
 from ..handle import get_handle
-from ..transactions import Action, Transaction
+from ..transactions import Transaction, TransactionBlock
 
 if TYPE_CHECKING:
     from .base import Model
+    from .options import Options
 
 
 def _table(obj: Model) -> str:
     return get_handle().table_name(obj._meta.table_name)
 
 
-def _with_condition(params: dict[str, Any], c: Compiler, condition: Condition | None) -> None:
+def _with_condition(
+    params: dict[str, Any], meta: Options, condition: Condition | None, c: Compiler | None = None
+) -> None:
+    """Add ``condition`` (asking for the stored item when it fails) and the
+    placeholders of ``c`` (a new compiler when None: a plain write compiles nothing)."""
     if condition is not None:
+        c = c or meta.compiler()
         params["ConditionExpression"] = condition.compile(c)
         params["ReturnValuesOnConditionCheckFailure"] = "ALL_OLD"
+    if c is not None:
+        params.update(c.params())
 
 
 def exists(obj: Model) -> Condition:
@@ -52,9 +65,10 @@ def not_exists(obj: Model) -> Condition:
     return Attr(obj._meta.partition_key.name).not_exists()
 
 
-def both(*conditions: Condition | None) -> Condition | None:
+def all_present(*conditions: Condition | None) -> Condition | None:
     """Every given condition (None ones skipped), or None."""
-    return all_of(c for c in conditions if c is not None)
+    present = [c for c in conditions if c is not None]
+    return all_of(present) if present else None
 
 
 def _put_params(
@@ -75,9 +89,7 @@ def _put_params(
         item[meta.version.db_name] = {"N": str(version)}
     meta.check_size(item)
     params: dict[str, Any] = {"TableName": _table(obj), "Item": item}
-    c = meta.compiler()
-    _with_condition(params, c, condition)
-    params.update(c.params())
+    _with_condition(params, meta, condition)
     return params
 
 
@@ -104,18 +116,15 @@ def _update_params(
         "UpdateExpression": update.compile(c),
     }
     meta.check_update_size(params["Key"], [(path, c.values[v]) for path, v in c.stored])
-    _with_condition(params, c, condition)
-    params.update(c.params())
+    _with_condition(params, meta, condition, c)
     return params
 
 
 def _key_params(obj: Model, condition: Condition | None = None) -> dict[str, Any]:
     """The item's key and an optional condition: a Delete, or a ConditionCheck."""
     meta = obj._meta
-    c = meta.compiler()
     params: dict[str, Any] = {"TableName": _table(obj), "Key": meta.key_of(obj.__dict__)}
-    _with_condition(params, c, condition)
-    params.update(c.params())
+    _with_condition(params, meta, condition)
     return params
 
 
@@ -155,11 +164,12 @@ def _build_update(
 OPERATIONS = {"Put": "put_item", "Update": "update_item", "Delete": "delete_item"}
 
 
-def send(actions: list[Action], **extra: Any) -> Any:
-    """One action as its own request (``extra`` adds e.g. ReturnValues), several
-    as one TransactWriteItems. Failures raise the error each action defines."""
-    if len(actions) > 1:
-        tx = Transaction()
+def send(actions: list[Action], *, idempotency_key: str | None = None, **extra: Any) -> Any:
+    """The one sender of model writes: one action as its own request (``extra``
+    adds e.g. ReturnValues); several, or any with an ``idempotency_key``, as one
+    TransactWriteItems. Failures raise the error each action defines."""
+    if len(actions) > 1 or idempotency_key is not None:
+        tx = Transaction(idempotency_key=idempotency_key)
         tx.extend(actions)
         tx.commit()
         return None
@@ -169,8 +179,7 @@ def send(actions: list[Action], **extra: Any) -> Any:
     except ConditionFailed as exc:
         if action.on_condition_failed is None:
             raise
-        # handle.call raised it, so the item is the wire item
-        raise action.on_condition_failed(cast("dict[str, Any] | None", exc.item)) from exc.__cause__
+        raise action.on_condition_failed(exc.raw_item, exc.attempts) from exc.__cause__
     if action.on_success is not None:
         action.on_success()
     return response
@@ -195,6 +204,8 @@ def _stored_values(obj: Model, names: Iterable[str]) -> dict[str, Any] | None:
 
 def holds(values: dict[str, Any]) -> Condition | None:
     """The stored item still has ``values`` (absent where a value is None)."""
+    if not values:
+        return None
     return all_of(
         Attr(name) == value if value is not None else Attr(name).not_exists()
         for name, value in values.items()
@@ -232,40 +243,72 @@ def _lock_changes(obj: Model, old: dict[str, Any], new: dict[str, Any]) -> list[
     return [a for a in actions if a is not None]
 
 
-def _entity_failure(obj: Model, verb: str, expected: dict[str, Any] | None) -> Any:
-    """Which error a failed entity condition means, decided from the item as
-    stored (``ALL_OLD``): gone, a newer version, changed unique values, or the
-    caller's own condition."""
-    meta = obj._meta
+@dataclass(frozen=True, repr=False)
+class EntityFailure:
+    """Which error a failed condition on the entity means, decided from the item
+    as stored (``ALL_OLD``): gone, a newer version, changed unique values
+    (``expected``: the values it was read with), or the caller's own condition."""
 
-    def failed(raw: dict[str, Any] | None) -> Exception:
-        old = meta.decode(raw) if raw else None
+    obj: Model
+    verb: str  # "save", "update", "delete" or "check"
+    expected: dict[str, Any] | None
+
+    def __repr__(self) -> str:
+        expecting = f" expecting {self.expected}" if self.expected else ""
+        return f"EntityFailure({self.verb} {self.obj!r}{expecting})"
+
+    def __call__(self, raw_item: dict[str, Any] | None, attempts: int) -> Exception:
+        obj, verb, expected = self.obj, self.verb, self.expected
+        meta = obj._meta
+        old = meta.decode(raw_item) if raw_item else None
         name = f"{meta.object_name} {obj.key}"
+        stored: dict[str, Any] = {"item": old, "raw_item": raw_item, "attempts": attempts}
         if verb == "check":
-            return ConditionFailed(f"The condition on {name} did not hold.", item=old)
+            return ConditionFailed(f"The condition on {name} did not hold.", **stored)
         if old is None:
             if verb == "update":
                 return obj.DoesNotExist(
-                    f"{name} does not exist (nothing was updated). Pass upsert=True to create it."
+                    f"{name} does not exist (nothing was updated). Pass upsert=True to create it.",
+                    attempts=attempts,
                 )
-            return StaleObjectError(f"{name} was deleted since it was read; nothing was written.")
+            return StaleObjectError(
+                f"{name} was deleted since it was read; nothing was written.", **stored
+            )
         version = meta.version
         if version is not None and old.__dict__[version.name] != obj.__dict__[version.name]:
             return StaleObjectError(
                 f"{name} was changed since it was read (version "
                 f"{obj.__dict__[version.name]} read, {old.__dict__[version.name]} stored); "
                 "nothing was written. Reload it and apply the change again.",
-                item=old,
+                **stored,
             )
         if expected and any(old.__dict__[n] != v for n, v in expected.items()):
             return StaleObjectError(
                 f"{name}: its unique values changed since it was read; nothing was written. "
                 "Reload it and apply the change again.",
-                item=old,
+                **stored,
             )
-        return ConditionFailed(f"The condition of {verb} {name} did not hold.", item=old)
+        return ConditionFailed(f"The condition of {verb} {name} did not hold.", **stored)
 
-    return failed
+
+@dataclass(frozen=True, repr=False)
+class KeyTaken:
+    """An insert's failure: an item with the key exists (``AlreadyExists``)."""
+
+    obj: Model
+
+    def __repr__(self) -> str:
+        return f"KeyTaken({self.obj!r}: AlreadyExists)"
+
+    def __call__(self, raw_item: dict[str, Any] | None, attempts: int) -> Exception:
+        meta = self.obj._meta
+        return AlreadyExists(
+            f"{meta.object_name} {self.obj.key} already exists; nothing was written. Use save() "
+            "on an instance read with objects.get() to change it.",
+            item=meta.decode(raw_item) if raw_item else None,
+            raw_item=raw_item,
+            attempts=attempts,
+        )
 
 
 def item_key(meta: Any, item: dict[str, Any]) -> dict[str, Any]:
@@ -273,34 +316,39 @@ def item_key(meta: Any, item: dict[str, Any]) -> dict[str, Any]:
     return {f.db_name: item[f.db_name] for f in meta.key_fields}
 
 
-def written(obj: Model, stored: dict[str, Any] | None, version: int | None) -> Any:
-    def done() -> None:
-        obj._state.stored = stored
-        if version is not None:
-            obj.__dict__[obj._meta.version.name] = version  # type: ignore[union-attr]
+@dataclass(frozen=True, repr=False)
+class Written:
+    """On success: the instance records the item as now stored (None: deleted)
+    and the version it was written with."""
 
-    return done
+    obj: Model
+    stored: dict[str, Any] | None
+    version: int | None
+
+    def __repr__(self) -> str:
+        if self.stored is None:
+            return f"Written({self.obj!r} deleted)"
+        version = f", version {self.version}" if self.version is not None else ""
+        return f"Written({self.obj!r} stored with {len(self.stored)} attributes{version})"
+
+    def __call__(self) -> None:
+        self.obj._state.stored = self.stored
+        if self.version is not None:
+            self.obj.__dict__[self.obj._meta.version.name] = self.version  # type: ignore[union-attr]
 
 
 def create_actions(obj: Model, condition: Condition | None = None) -> list[Action]:
     """An insert conditioned on the key being free, and a claim per unique value."""
     meta = obj._meta
     version = 1 if meta.version is not None else None
-    params = _put_params(obj, both(not_exists(obj), condition), version=version)
-
-    def exists_already(raw: dict[str, Any] | None) -> Exception:
-        return AlreadyExists(
-            f"{meta.object_name} {obj.key} already exists; nothing was written. Use save() "
-            "on an instance read with objects.get() to change it.",
-            item=meta.decode(raw) if raw else None,
-        )
+    params = _put_params(obj, all_present(not_exists(obj), condition), version=version)
 
     entity = Action(
         "Put",
         params,
         f"create {meta.object_name} {obj.key}",
-        exists_already,
-        written(obj, params["Item"], version),
+        KeyTaken(obj),
+        Written(obj, params["Item"], version),
         key=item_key(meta, params["Item"]),
     )
     if not meta.unique:
@@ -320,13 +368,15 @@ def save_actions(obj: Model, condition: Condition | None = None) -> list[Action]
     names = unique_fields(obj)
     old = _stored_values(obj, names) or {}
     version = _next_version(obj)
-    params = _put_params(obj, both(condition, _version_condition(obj), holds(old)), version=version)
+    params = _put_params(
+        obj, all_present(condition, _version_condition(obj), holds(old)), version=version
+    )
     entity = Action(
         "Put",
         params,
         f"save {meta.object_name} {obj.key}",
-        _entity_failure(obj, "save", old),
-        written(obj, params["Item"], version),
+        EntityFailure(obj, "save", old),
+        Written(obj, params["Item"], version),
         key=item_key(meta, params["Item"]),
     )
     new = {name: obj.__dict__[name] for name in names}
@@ -378,6 +428,41 @@ def _upsert_defaults(obj: Model, written: set[str], defaults: dict[str, Any]) ->
             field=missing[0],
         )
     return fill
+
+
+@dataclass(frozen=True, repr=False)
+class Follow:
+    """On success of an update that moved locks (only ``set``/``remove`` of whole
+    fields, so no read is needed): the instance takes the values it sent, the
+    next version, and records them as stored."""
+
+    obj: Model
+    set_values: dict[str, Any]
+    removed: tuple[str, ...]
+    version: int | None
+
+    def __repr__(self) -> str:
+        removed = f", removing {list(self.removed)}" if self.removed else ""
+        return f"Follow({self.obj!r} setting {sorted(self.set_values)}{removed})"
+
+    def __call__(self) -> None:
+        obj, meta = self.obj, self.obj._meta
+        for name, value in self.set_values.items():
+            obj.__dict__[name] = value
+        for name in self.removed:
+            obj.__dict__[name] = None
+        if self.version is not None:
+            obj.__dict__[meta.version.name] = self.version  # type: ignore[union-attr]
+        stored = dict(obj._state.stored or {})
+        for name in [*self.set_values, *self.removed]:
+            field = meta.fields_by_name[name]
+            value = obj.__dict__[name]
+            encoded = field.encode(value) if value is not None else None
+            if encoded is None:
+                stored.pop(field.db_name, None)
+            else:
+                stored[field.db_name] = encoded
+        obj._state.stored = stored
 
 
 def update_actions(
@@ -443,7 +528,7 @@ def update_actions(
             )
     # An upsert of an instance never read (a counter) is based on no read: no version to check.
     blind = upsert and obj._state.stored is None
-    conditions = both(
+    conditions = all_present(
         None if upsert else exists(obj),
         condition,
         None if blind else _version_condition(obj),
@@ -452,30 +537,12 @@ def update_actions(
     params = _update_params(obj, update, conditions)
     new_version = _next_version(obj)
 
-    def follow() -> None:
-        for name, value in set_values.items():
-            obj.__dict__[name] = value
-        for name in removed:
-            obj.__dict__[name] = None
-        if version is not None:
-            obj.__dict__[version.name] = new_version
-        stored = dict(obj._state.stored or {})
-        for name in changed:
-            field = meta.fields_by_name[name]
-            value = obj.__dict__[name]
-            encoded = field.encode(value) if value is not None else None
-            if encoded is None:
-                stored.pop(field.db_name, None)
-            else:
-                stored[field.db_name] = encoded
-        obj._state.stored = stored
-
     entity = Action(
         "Update",
         params,
         f"update {meta.object_name} {obj.key}",
-        _entity_failure(obj, "update", old),
-        follow if locks else None,
+        EntityFailure(obj, "update", old),
+        Follow(obj, set_values, tuple(removed), new_version) if locks else None,
     )
     return [entity, *locks]
 
@@ -487,15 +554,15 @@ def delete_actions(obj: Model, condition: Condition | None = None) -> list[Actio
     old = _stored_values(obj, names)
     if old is None:  # never read: the locks of the values it believes in
         old = {name: obj.__dict__[name] for name in names}
-    params = _key_params(obj, both(condition, _version_condition(obj), holds(old)))
+    params = _key_params(obj, all_present(condition, _version_condition(obj), holds(old)))
     owner = meta.key_of(obj.__dict__)
     releases = [c.release(old, owner) for c in meta.unique]
     entity = Action(
         "Delete",
         params,
         f"delete {meta.object_name} {obj.key}",
-        _entity_failure(obj, "delete", old),
-        written(obj, None, None),
+        EntityFailure(obj, "delete", old),
+        Written(obj, None, None),
     )
     return [entity, *(a for a in releases if a is not None)]
 
@@ -506,5 +573,42 @@ def condition_check_action(obj: Model, condition: Condition) -> Action:
         "ConditionCheck",
         _key_params(obj, condition),
         f"check {meta.object_name} {obj.key}",
-        _entity_failure(obj, "check", None),
+        EntityFailure(obj, "check", None),
     )
+
+
+# --- model writes in one transaction --------------------------------------------------------
+
+
+class ModelTransaction(Transaction):
+    """A ``Transaction`` with the model verbs: each adds the actions the
+    single-item write sends (unique locks and versions included)."""
+
+    def create(self, obj: Model) -> Model:
+        self.extend(create_actions(obj))
+        return obj
+
+    def save(self, obj: Model, *, condition: Condition | None = None) -> Model:
+        self.extend(save_actions(obj, condition))
+        return obj
+
+    def update(self, obj: Model, *, condition: Condition | None = None, **actions: Any) -> Model:
+        self.extend(update_actions(obj, condition=condition, **actions))
+        return obj
+
+    def delete(self, obj: Model, *, condition: Condition | None = None) -> None:
+        self.extend(delete_actions(obj, condition))
+
+    def condition_check(self, obj: Model, condition: Condition) -> None:
+        """Require ``condition`` to hold on ``obj``'s stored item, writing nothing to it."""
+        self.add(condition_check_action(obj, condition))
+
+
+def transaction(*, idempotency_key: str | None = None) -> TransactionBlock[ModelTransaction]:
+    """Collect writes in the block; send them as ONE TransactWriteItems at its end.
+
+    ``with`` or, in async code, ``async with``. An exception inside the block
+    sends nothing. With ``idempotency_key``, a repeat of the same transaction
+    raises ``AlreadyApplied`` and changes nothing.
+    """
+    return TransactionBlock(ModelTransaction(idempotency_key=idempotency_key))
