@@ -75,6 +75,7 @@ class Handle:
         _check_access()
         self.settings = settings
         self.resolver = settings.resolver()
+        self._deployed: dict[str, str] = {}  # the resolver's answers, asked once per name
         self.retry = RetryPolicy(settings.retry)
         self.endpoint_url = self._endpoint_url()
         self.dax: Any = None
@@ -127,7 +128,11 @@ class Handle:
 
     def table_name(self, declared_name: str) -> str:
         """The deployed name of a declared table (one resolver for every caller)."""
-        return self.resolver(declared_name)
+        try:
+            return self._deployed[declared_name]
+        except KeyError:
+            deployed = self._deployed[declared_name] = self.resolver(declared_name)
+            return deployed
 
     def call(self, operation: str, *, cacheable: bool = False, **params: Any) -> dict[str, Any]:
         """Run one client operation under the retry policy; raise the app's errors.

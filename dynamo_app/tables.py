@@ -219,13 +219,8 @@ class TableResolver:
         self.prefix = prefix
         self.names = dict(names or {})
         self.custom = custom
-        self._cache: dict[str, str] = {}
 
     def __call__(self, declared_name: str) -> str:
-        try:
-            return self._cache[declared_name]
-        except KeyError:
-            pass
         if self.custom is not None:
             deployed = self.custom(declared_name)
             source = "TABLE_RESOLVER"
@@ -241,7 +236,6 @@ class TableResolver:
                 f"DYNAMO: the deployed name for table {declared_name!r} "
                 f"(from {source}) is {deployed!r}, which {problem}."
             )
-        self._cache[declared_name] = deployed
         return deployed
 
     def check(self, declared_names: Iterable[str]) -> None:
