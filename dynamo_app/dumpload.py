@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+from .actions import Action
 from .exceptions import (
     AlreadyExists,
     LoadError,
@@ -40,7 +41,7 @@ from .models import writes
 from .models.base import registered_models
 from .progress import Progress
 from .serialization import value_from_json, wire_from_json, wire_to_json
-from .transactions import MAX_ACTIONS, Action, Transaction
+from .transactions import MAX_ACTIONS, Transaction
 
 if TYPE_CHECKING:
     from .models.base import Model
@@ -343,7 +344,7 @@ def _restore_one(obj: Model, actions: list[Action], result: LoadResult) -> str |
         stored = (
             exc.item if exc.item is not None else type(obj).objects.get(consistent=True, **obj.key)
         )
-        if record(stored) == record(obj):  # type: ignore[arg-type]
+        if record(stored) == record(obj):
             result.present += 1
             return None
         return f"{obj._meta.object_name} {obj.key} already exists with other values."

@@ -33,6 +33,7 @@ from django.core.serializers.json import DjangoJSONEncoder
 
 from .exceptions import ValidationError
 from .models.fields import DateTimeField, Field, JSONField, ListField, MapField
+from .models.options import Options
 
 if TYPE_CHECKING:
     from .models.base import Model
@@ -247,8 +248,6 @@ class JSONEncoder(DjangoJSONEncoder):
     ``JsonResponse({"player": player}, encoder=JSONEncoder)``."""
 
     def default(self, o: Any) -> Any:
-        from .models.base import Model
-
-        if isinstance(o, Model):
-            return o.to_dict()
+        if isinstance(getattr(type(o), "_meta", None), Options):  # a model instance
+            return to_dict(o)
         return super().default(o)

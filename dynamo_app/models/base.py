@@ -17,7 +17,7 @@ import threading
 from collections.abc import Collection
 from typing import Any, ClassVar, Self, cast
 
-from .. import app_tables, exceptions, wire
+from .. import app_tables, exceptions, serialization, wire
 from ..conf import require_installed
 from ..exceptions import ModelDefinitionError
 from ..expressions import Condition
@@ -180,17 +180,13 @@ class Model(metaclass=ModelBase):
     def to_dict(self) -> dict[str, Any]:
         """Every field by name, JSON-safe and exact: ``json.dumps(obj.to_dict())``
         reads back with ``Model.from_dict()`` as the same values."""
-        from ..serialization import to_dict
-
-        return to_dict(self)
+        return serialization.to_dict(self)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Self:
         """A new, unsaved instance from ``to_dict()``'s form, checked as a save
         would check it (``ValidationError`` naming the field)."""
-        from ..serialization import from_dict
-
-        return from_dict(cls, data)
+        return serialization.from_dict(cls, data)
 
     # --- validation, as Django's; save() does not call it (see validation.py)
 
