@@ -23,6 +23,7 @@ PUBLIC_MODULES = [
     "dynamo_app.requests",
     "dynamo_app.serialization",
     "dynamo_app.sessions",
+    "dynamo_app.signals",
     "dynamo_app.test",
     "dynamo_app.testing",
     "dynamo_app.transactions",

@@ -17,7 +17,7 @@ import threading
 from collections.abc import Collection
 from typing import Any, ClassVar, Self, cast
 
-from .. import app_tables, exceptions, serialization, wire
+from .. import app_tables, exceptions, serialization, signals, wire
 from ..conf import require_installed
 from ..exceptions import ModelDefinitionError
 from ..expressions import Condition
@@ -219,29 +219,42 @@ class Model(metaclass=ModelBase):
         condition: Condition | None = None,
         update_fields: list[str] | tuple[str, ...] | None = None,
         idempotency_key: str | None = None,
+        force_insert: bool = False,
     ) -> None:
         """Write the whole item (PutItem), or with ``update_fields`` only those
         attributes of an existing item (UpdateItem).
 
         With a ``VersionField`` the write is conditioned on the version read;
         with unique constraints, on the unique values read, and a changed value
-        moves its lock in the same transaction.
+        moves its lock in the same transaction. ``force_insert``: insert only,
+        ``AlreadyExists`` if the key is taken (what ``objects.create()`` asks).
+        Sends ``pre_save`` and ``post_save`` (see ``dynamo_app.signals``).
         """
         if update_fields is not None:
             fields = self._meta.fields_by_name
             unknown = [name for name in update_fields if name not in fields]
-            if unknown or not update_fields:
+            if unknown or not update_fields or force_insert:
                 raise ValueError(
-                    f"update_fields takes field names of {type(self).__name__}; got "
-                    f"{list(update_fields)!r} (fields: {', '.join(fields)})."
+                    f"update_fields takes field names of {type(self).__name__} (and no "
+                    f"force_insert); got {list(update_fields)!r} (fields: {', '.join(fields)})."
                 )
-            self.update(
-                set={name: self.__dict__[name] for name in update_fields},
+            names = frozenset(update_fields)
+            signals.pre_save.send(type(self), instance=self, update_fields=names)
+            self._update(
+                {"set": {name: self.__dict__[name] for name in update_fields}},
                 condition=condition,
                 idempotency_key=idempotency_key,
             )
+            signals.post_save.send(type(self), instance=self, created=False, update_fields=names)
             return
-        writes.send(writes.save_actions(self, condition), idempotency_key=idempotency_key)
+        created = force_insert or self._state.stored is None
+        signals.pre_save.send(type(self), instance=self, update_fields=None)
+        if force_insert:
+            actions = writes.create_actions(self, condition)
+        else:
+            actions = writes.save_actions(self, condition)
+        writes.send(actions, idempotency_key=idempotency_key)
+        signals.post_save.send(type(self), instance=self, created=created, update_fields=None)
 
     def update(
         self,
@@ -273,16 +286,35 @@ class Model(metaclass=ModelBase):
         repeat); transactions return no values, so the item is then read back
         with one strongly consistent GetItem.
         """
-        actions = writes.update_actions(
-            self,
-            set=set,
-            add=add,
-            remove=remove,
-            append=append,
-            discard=discard,
+        changes = {"set": set, "add": add, "remove": remove, "append": append, "discard": discard}
+        touched = [*(set or {}), *(add or {}), *remove, *(append or {}), *(discard or {})]
+        names = dict.fromkeys(self._meta.field_for_path(p)[0].name for p in touched)
+        update_fields = frozenset(names)
+        signals.pre_save.send(type(self), instance=self, update_fields=update_fields)
+        self._update(
+            changes,
             condition=condition,
             upsert=upsert,
             defaults=defaults,
+            idempotency_key=idempotency_key,
+        )
+        signals.post_save.send(
+            type(self), instance=self, created=False, update_fields=update_fields
+        )
+        return {name: self.__dict__[name] for name in names}
+
+    def _update(
+        self,
+        changes: dict[str, Any],
+        *,
+        condition: Condition | None = None,
+        upsert: bool = False,
+        defaults: dict[str, Any] | None = None,
+        idempotency_key: str | None = None,
+    ) -> None:
+        """update()'s request, and the instance refreshed from it (no signals)."""
+        actions = writes.update_actions(
+            self, condition=condition, upsert=upsert, defaults=defaults, **changes
         )
         if idempotency_key is not None:
             writes.send(actions, idempotency_key=idempotency_key)
@@ -292,16 +324,16 @@ class Model(metaclass=ModelBase):
             self.__dict__.update(self._meta.decode(response["Attributes"]).__dict__)
         else:
             writes.send(actions)  # the instance follows the set/remove it sent
-        touched = [*(set or {}), *(add or {}), *remove, *(append or {}), *(discard or {})]
-        names = dict.fromkeys(self._meta.field_for_path(p)[0].name for p in touched)
-        return {name: self.__dict__[name] for name in names}
 
     def delete(
         self, *, condition: Condition | None = None, idempotency_key: str | None = None
     ) -> None:
         """Delete the item (DeleteItem) and release its unique locks; deleting a
-        missing item is not an error unless a ``condition`` says it must hold."""
+        missing item is not an error unless a ``condition`` says it must hold.
+        Sends ``pre_delete`` and ``post_delete`` (see ``dynamo_app.signals``)."""
+        signals.pre_delete.send(type(self), instance=self)
         writes.send(writes.delete_actions(self, condition), idempotency_key=idempotency_key)
+        signals.post_delete.send(type(self), instance=self)
 
     def refresh_from_db(self, *, consistent: bool = True) -> None:
         """Reload every attribute from the table (one strongly consistent GetItem)."""

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 from ..exceptions import AlreadyExists, QueryError, StaleObjectError
 from ..expressions import Condition
 from ..handle import get_handle
-from . import batch, writes
+from . import batch
 from .aio import in_thread
 from .query import QuerySet
 
@@ -80,10 +80,12 @@ class Manager(Generic[M]):
         """Insert a new item, conditioned on its key being free (``AlreadyExists``).
 
         One PutItem; with unique constraints, one TransactWriteItems that also
-        claims each unique value (``UniqueViolation`` when one is taken).
+        claims each unique value (``UniqueViolation`` when one is taken). As in
+        Django, it is ``save(force_insert=True)``, so an overridden ``save()``
+        applies and the signals are sent.
         """
         obj = self.model(**values)
-        writes.send(writes.create_actions(obj))
+        obj.save(force_insert=True)
         return obj
 
     def increment(

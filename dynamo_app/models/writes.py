@@ -23,6 +23,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .. import signals
 from ..actions import Action
 from ..exceptions import (
     AlreadyExists,
@@ -36,6 +37,8 @@ from ..handle import get_handle
 from ..transactions import Transaction, TransactionBlock
 
 if TYPE_CHECKING:
+    from django.dispatch import Signal
+
     from .base import Model
     from .options import Options
 
@@ -582,26 +585,53 @@ def condition_check_action(obj: Model, condition: Condition) -> Action:
 
 class ModelTransaction(Transaction):
     """A ``Transaction`` with the model verbs: each adds the actions the
-    single-item write sends (unique locks and versions included)."""
+    single-item write sends (unique locks and versions included), and sends
+    ``pre_save``/``pre_delete`` at once; ``post_save``/``post_delete`` follow
+    the commit, and a transaction that fails or is never sent sends none."""
+
+    def __init__(self, *, idempotency_key: str | None = None) -> None:
+        super().__init__(idempotency_key=idempotency_key)
+        self.after_commit: list[tuple[Signal, Model, dict[str, Any]]] = []
 
     def create(self, obj: Model) -> Model:
+        signals.pre_save.send(type(obj), instance=obj, update_fields=None)
         self.extend(create_actions(obj))
+        self.after_commit.append((signals.post_save, obj, {"created": True, "update_fields": None}))
         return obj
 
     def save(self, obj: Model, *, condition: Condition | None = None) -> Model:
+        created = obj._state.stored is None
+        signals.pre_save.send(type(obj), instance=obj, update_fields=None)
         self.extend(save_actions(obj, condition))
+        self.after_commit.append(
+            (signals.post_save, obj, {"created": created, "update_fields": None})
+        )
         return obj
 
     def update(self, obj: Model, *, condition: Condition | None = None, **actions: Any) -> Model:
+        kinds = ("set", "add", "remove", "append", "discard")
+        paths = [path for kind in kinds for path in actions.get(kind) or ()]
+        names = frozenset(obj._meta.field_for_path(path)[0].name for path in paths)
+        signals.pre_save.send(type(obj), instance=obj, update_fields=names)
         self.extend(update_actions(obj, condition=condition, **actions))
+        self.after_commit.append(
+            (signals.post_save, obj, {"created": False, "update_fields": names})
+        )
         return obj
 
     def delete(self, obj: Model, *, condition: Condition | None = None) -> None:
+        signals.pre_delete.send(type(obj), instance=obj)
         self.extend(delete_actions(obj, condition))
+        self.after_commit.append((signals.post_delete, obj, {}))
 
     def condition_check(self, obj: Model, condition: Condition) -> None:
         """Require ``condition`` to hold on ``obj``'s stored item, writing nothing to it."""
         self.add(condition_check_action(obj, condition))
+
+    def commit(self) -> None:
+        super().commit()
+        for signal, obj, arguments in self.after_commit:
+            signal.send(type(obj), instance=obj, **arguments)
 
 
 def transaction(*, idempotency_key: str | None = None) -> TransactionBlock[ModelTransaction]:
