@@ -10,8 +10,8 @@ from django.core import checks
 @checks.register("dynamo")
 def check_models(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
     """Every registered model's declarations, checked before the first request."""
-    from .models.base import registered_models
     from .models.checks import model_problems
+    from .models.registry import registered_models
 
     return [
         checks.Error(problem.message, hint=problem.hint or None, obj=model, id=problem.id)

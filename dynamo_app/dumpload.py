@@ -38,7 +38,7 @@ from .exceptions import (
 )
 from .handle import get_handle
 from .models import writes
-from .models.base import registered_models
+from .models.registry import registered_models
 from .progress import Progress
 from .serialization import value_from_json, wire_from_json, wire_to_json
 from .transactions import MAX_ACTIONS, Transaction

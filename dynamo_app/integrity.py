@@ -28,7 +28,7 @@ from .app_tables import LOCK_ID
 from .exceptions import WriteError
 from .expressions import Attr, all_of
 from .handle import get_handle
-from .models.base import registered_models
+from .models.registry import registered_models
 from .models.writes import ModelTransaction, unique_fields
 from .unique import LOCK_TABLE, Unique, owner_id
 

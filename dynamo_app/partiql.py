@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 from . import wire
 from .exceptions import QueryError
 from .handle import get_handle
-from .models.base import registered_models
+from .models.registry import registered_models
 
 if TYPE_CHECKING:
     from .models.base import Model

@@ -17,7 +17,7 @@ from ..exceptions import (
 )
 from ..expressions import Attr, Condition
 from ..unique import Unique
-from .base import Model, ModelBase, registered_models
+from .base import Model, ModelBase
 from .declared import DeclaredQuery
 from .fields import (
     BinaryField,
@@ -41,6 +41,7 @@ from .fields import (
 from .manager import Manager
 from .options import GlobalIndex, LocalIndex, Options
 from .query import Page, QuerySet
+from .registry import registered_models
 
 __all__ = [
     "AlreadyExists",

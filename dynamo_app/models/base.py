@@ -13,7 +13,6 @@ Every instance method that talks to DynamoDB makes exactly one request.
 from __future__ import annotations
 
 import copy
-import threading
 from collections.abc import Collection
 from typing import Any, ClassVar, Self, cast
 
@@ -29,16 +28,8 @@ from .declared import DeclaredQuery
 from .fields import Field
 from .manager import Manager
 from .options import Options
+from .registry import register_model
 from .state import ItemState
-
-_models: dict[str, type[Model]] = {}
-_models_lock = threading.Lock()
-
-
-def registered_models() -> list[type[Model]]:
-    """Every concrete model class defined so far (the latest definition of each)."""
-    with _models_lock:
-        return list(_models.values())
 
 
 class ModelBase(type):
@@ -92,8 +83,7 @@ class ModelBase(type):
             require_installed(f"The DynamoDB model {cls._meta.label}")
             registry.register(cls._meta.table_definition())
             app_tables.register(cls._meta)
-            with _models_lock:
-                _models[cls._meta.label] = cls
+            register_model(cls)
         return new_class
 
 

@@ -9,7 +9,8 @@ from django.core.management.base import BaseCommand, CommandError
 
 from dynamo_app.dumpload import dump
 from dynamo_app.exceptions import DynamoError
-from dynamo_app.models.base import Model, registered_models
+from dynamo_app.models.base import Model
+from dynamo_app.models.registry import registered_models
 
 
 def find_models(names: list[str]) -> list[type[Model]]:
