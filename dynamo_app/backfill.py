@@ -34,6 +34,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, TextIO
 
 from . import wire
+from .actions import Action
 from .app_tables import CHECKPOINT_ID, CHECKPOINTS
 from .dumpload import approximate_count, in_threads
 from .exceptions import ConditionFailed, TableNotFound, UniqueViolation
@@ -44,7 +45,6 @@ from .progress import Progress
 from .schema import create_table
 from .serialization import wire_from_json, wire_to_json
 from .tables import registry
-from .transactions import Action, Transaction
 
 if TYPE_CHECKING:
     from .models.base import Model
@@ -286,7 +286,7 @@ class _Segment:
         if not changed:
             self.counts.skipped += 1
             return
-        tx = Transaction()
+        tx = writes.ModelTransaction()
         if meta.version is not None:
             tx.save(obj)  # conditioned on the version read
         else:
