@@ -38,3 +38,12 @@ def app_operations(monkeypatch):
         f"dynamo_app sent {sorted(unlisted)}, which dynamo_app.iam.OPERATIONS does not list: "
         "add it there (with the IAM actions that authorise it), so the IAM policy allows it."
     )
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """Say how much of the manuals ran, and what did not and why (tests/test_readme.py)."""
+    reports = [r for rs in terminalreporter.stats.values() for r in rs if hasattr(r, "nodeid")]
+    if any(r.nodeid.startswith("tests/test_readme.py") for r in reports):
+        from tests.test_readme import summary
+
+        terminalreporter.write_line(summary())
