@@ -63,7 +63,15 @@ DOCUMENTS = [ROOT / "README.md", ROOT / "BENCHMARKS.md"]
 LANGUAGES = ("python", "bash", "text")
 NOT_RUN = "not-run:"
 # The manage.py commands that are local and safe here (dynamo_local only with --help).
-COMMANDS = {"check", "dynamo_plan", "dynamo_migrate", "dynamo_check_unique", "dynamo_local"}
+COMMANDS = {
+    "check",
+    "dynamo_check_unique",
+    "dynamo_dump",
+    "dynamo_load",
+    "dynamo_local",
+    "dynamo_migrate",
+    "dynamo_plan",
+}
 
 HOW_TO_MARK = (
     "Fix the block, or, if it cannot run in a test (AWS only, an install, a server in the "
@@ -381,6 +389,7 @@ def fresh_project() -> Iterator[None]:
 def test_section_runs_as_written(
     section: list[Block], request: pytest.FixtureRequest, dynamo_server: Any
 ) -> None:
+    request.getfixturevalue("monkeypatch").chdir(request.getfixturevalue("tmp_path"))
     with contextlib.ExitStack() as stack, fresh_project():
         dynamo_server.empty()
         runner = Section(request, dynamo_server, stack)
