@@ -75,7 +75,8 @@ COMMANDS = {
 
 HOW_TO_MARK = (
     "Fix the block, or, if it cannot run in a test (AWS only, an install, a server in the "
-    "foreground), mark it in the source: ```{lang} not-run: <why>. A Python block runs in a "
+    "foreground), mark it in the source: ```{lang} not-run: <why> (no backticks in <why>: "
+    "CommonMark ends the info string there). A Python block runs in a "
     "fresh project: declare the models it uses in an earlier block of its section. "
     "See tests/test_readme.py."
 )
