@@ -60,7 +60,7 @@ from dynamo_app.testing import settings_for_tests
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCUMENTS = [ROOT / "README.md", ROOT / "BENCHMARKS.md"]
-LANGUAGES = ("python", "bash", "text")
+LANGUAGES = ("python", "bash", "text", "yaml", "json", "hcl")  # the last four are shown, never run
 NOT_RUN = "not-run:"
 # The manage.py commands that are local and safe here (dynamo_local only with --help).
 COMMANDS = {
@@ -118,7 +118,7 @@ ALL_BLOCKS = [block for document in DOCUMENTS for block in blocks(document)]
 
 def summary() -> str:
     """The line the run's summary prints (conftest): what ran, what did not and why."""
-    code = [b for b in ALL_BLOCKS if b.language != "text"]
+    code = [b for b in ALL_BLOCKS if b.language in ("python", "bash")]
     skipped = [b for b in code if b.not_run is not None]
     reasons = "; ".join(f"{b.where} {b.not_run}" for b in skipped)
     return (
@@ -134,7 +134,7 @@ def sections() -> list[Any]:
     return [
         pytest.param(group, id=f"{name}:{title or 'top'}")
         for (name, title), group in grouped.items()
-        if any(b.language != "text" and b.not_run is None for b in group)
+        if any(b.language in ("python", "bash") and b.not_run is None for b in group)
     ]
 
 
@@ -395,7 +395,7 @@ def test_section_runs_as_written(
         dynamo_server.empty()
         runner = Section(request, dynamo_server, stack)
         for block in section:
-            if block.language == "text" or block.not_run is not None:
+            if block.language not in ("python", "bash") or block.not_run is not None:
                 continue
             try:
                 runner.run(block)
