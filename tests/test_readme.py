@@ -370,19 +370,19 @@ def failure(block: Block, exc: Exception) -> str:
 @contextlib.contextmanager
 def fresh_project() -> Iterator[None]:
     """No model declared while a section runs; the suite's own are put back after it."""
-    from dynamo_app.models import base
+    from dynamo_app.models import registry as concrete
     from dynamo_app.tables import registry
 
-    tables, models = dict(registry._tables), dict(base._models)
+    tables, models = dict(registry._tables), dict(concrete._models)
     registry._tables.clear()
-    base._models.clear()
+    concrete._models.clear()
     try:
         yield
     finally:
         registry._tables.clear()
         registry._tables.update(tables)
-        base._models.clear()
-        base._models.update(models)
+        concrete._models.clear()
+        concrete._models.update(models)
 
 
 @pytest.mark.django_db  # for a TestCase a block defines, and the SQL sessions benchmark
