@@ -9,11 +9,15 @@ described, not re-created.
 
 Compared: key attribute names by position (HASH, then RANGE) and their types
 from ``AttributeDefinitions``; each declared secondary index (kind, keys,
-projection). Never compared, because they belong to whoever owns the table in
-each environment: billing mode, TTL, autoscaling, tags, stream, retention
-(PITR), replication, and indexes the deployed table has but no model declares.
+projection); the stream's view type when a model declares ``Meta.stream``
+(its receivers rely on it). Never compared, because they belong to whoever owns
+the table in each environment: billing mode, TTL, autoscaling, tags, a stream
+no model declares, retention (PITR), replication, and indexes the deployed
+table has but no model declares.
 
-Never done: deleting a table or an index, changing a key. Those are reported.
+Never done: deleting a table or an index, changing a key, changing a stream's
+view type (that disables the stream and enables a new one, under a new ARN
+that every consumer must be moved to). Those are reported.
 """
 
 from __future__ import annotations
@@ -82,6 +86,8 @@ class ChangeKind(enum.StrEnum):
     ADD_INDEX = "add_index"
     INDEX_MISMATCH = "index_mismatch"
     MISSING_LOCAL_INDEX = "missing_local_index"
+    ENABLE_STREAM = "enable_stream"
+    STREAM_MISMATCH = "stream_mismatch"
     UNDECLARED = "undeclared"
 
     @property
@@ -89,9 +95,14 @@ class ChangeKind(enum.StrEnum):
         return self.value.replace("_", " ")
 
 
-EXECUTABLE = frozenset({ChangeKind.CREATE, ChangeKind.ADD_INDEX})
+EXECUTABLE = frozenset({ChangeKind.CREATE, ChangeKind.ADD_INDEX, ChangeKind.ENABLE_STREAM})
 MISMATCHES = frozenset(
-    {ChangeKind.KEY_MISMATCH, ChangeKind.INDEX_MISMATCH, ChangeKind.MISSING_LOCAL_INDEX}
+    {
+        ChangeKind.KEY_MISMATCH,
+        ChangeKind.INDEX_MISMATCH,
+        ChangeKind.MISSING_LOCAL_INDEX,
+        ChangeKind.STREAM_MISMATCH,
+    }
 )
 
 
@@ -264,6 +275,8 @@ def compare(
         extras = [f"{i.kind} index {i.name}" for i in definition.indexes]
         if definition.ttl_attribute:
             extras.append(f"TTL on {definition.ttl_attribute}")
+        if definition.stream:
+            extras.append(f"stream {definition.stream}")
         with_ = f"; with {', '.join(extras)}" if extras else ""
         return [
             change(
@@ -333,8 +346,52 @@ def compare(
                     index=index,
                 )
             )
+    changes += _stream_changes(definition, description, change, table)
     return changes or [
         change(ChangeKind.IN_SYNC, f"{table} matches: {desired}.", observed=observed_shape)
+    ]
+
+
+def deployed_stream(description: Mapping[str, Any]) -> str | None:
+    """The deployed stream's view type, None when the table has no enabled stream."""
+    spec = description.get("StreamSpecification") or {}
+    return cast(str, spec.get("StreamViewType")) if spec.get("StreamEnabled") else None
+
+
+def _stream_changes(
+    definition: TableDefinition,
+    description: Mapping[str, Any],
+    change: Callable[..., TableChange],
+    table: str,
+) -> list[TableChange]:
+    """The declared stream against the deployed one (a stream no model declares is
+    not ours to judge)."""
+    want = definition.stream
+    got = deployed_stream(description)
+    if want is None or want == got:
+        return []
+    if got is None:
+        return [
+            change(
+                ChangeKind.ENABLE_STREAM,
+                f"{table} has no stream: run `python manage.py dynamo_migrate` to enable it "
+                f"with view type {want} (UpdateTable).",
+                desired=f"stream {want}",
+                observed="no stream",
+            )
+        ]
+    return [
+        change(
+            ChangeKind.STREAM_MISMATCH,
+            f"{table} streams {got}, declared {want}. A stream's view type cannot be changed "
+            "in place and dynamo_migrate never does it: disabling the stream and enabling a new "
+            "one gives it a new ARN, so every consumer (a Lambda event source mapping, "
+            "dynamo_stream's checkpoints) must move to it, and changes written between the two "
+            "reach neither. Change the model back, or replace the stream with your "
+            "infrastructure tool and move its consumers.",
+            desired=f"stream {want}",
+            observed=f"stream {got}",
+        )
     ]
 
 
@@ -489,6 +546,8 @@ def _apply(
     change of the same table starts from there, not from the plan's)."""
     if change.kind is ChangeKind.CREATE:
         return _create_table(handle, change, deadline, report)
+    if change.kind is ChangeKind.ENABLE_STREAM:
+        return _enable_stream(handle, change, description, deadline, report)
     return _add_index(handle, change, description, deadline, report)
 
 
@@ -557,6 +616,28 @@ def _add_index(
     ready = _index_ready(index.name)
     description = _wait(handle, change, deadline, report, updated["TableDescription"], ready)
     report(change, f"global index {index.name!r} ACTIVE")
+    return description
+
+
+def _enable_stream(
+    handle: Handle,
+    change: TableChange,
+    description: Mapping[str, Any] | None,
+    deadline: float,
+    report: Progress,
+) -> Mapping[str, Any]:
+    """UpdateTable turning the declared stream on; wait until the table is ACTIVE."""
+    view = cast(TableDefinition, change.definition).stream
+    if description is None or description.get("TableStatus") != "ACTIVE":
+        description = _wait(handle, change, deadline, report, None, _table_ready)
+    report(change, f"enabling stream {view}")
+    updated = handle.call(
+        "update_table",
+        TableName=change.deployed_name,
+        StreamSpecification={"StreamEnabled": True, "StreamViewType": view},
+    )
+    description = _wait(handle, change, deadline, report, updated["TableDescription"], _table_ready)
+    report(change, f"stream {view} enabled")
     return description
 
 

@@ -97,6 +97,7 @@ class TableDefinition:
     sort_key: KeyAttribute | None = None
     indexes: tuple[IndexDefinition, ...] = ()
     ttl_attribute: str | None = None
+    stream: str | None = None  # the StreamViewType ("NEW_AND_OLD_IMAGES", ...), None: no stream
     billing_mode: str = "PAY_PER_REQUEST"
     owner: str = ""  # who declared it, for messages: "demo.Player", "dynamo_app sessions"
     extra: dict[str, object] = field(default_factory=dict, compare=False, hash=False)
@@ -138,6 +139,8 @@ class TableDefinition:
             specs = [i.request() for i in self.indexes if i.kind == kind]
             if specs:
                 request[entry] = specs
+        if self.stream:
+            request["StreamSpecification"] = {"StreamEnabled": True, "StreamViewType": self.stream}
         return request
 
 

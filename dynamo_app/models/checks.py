@@ -18,7 +18,7 @@ from ..unique import Unique
 from .declared import DeclaredQuery
 from .fields import DateTimeField, Field, VersionField
 from .manager import Manager
-from .options import META_OPTIONS, Options, Problem, _Index
+from .options import META_OPTIONS, STREAM_VIEW_TYPES, Options, Problem, _Index
 
 if TYPE_CHECKING:
     from .base import Model
@@ -39,7 +39,12 @@ def model_problems(model: type[Model]) -> list[Problem]:
         *unique_problems(meta),
     ]
     if not meta.abstract:
-        problems += [*index_problems(meta), *ttl_problems(meta), *declared_query_problems(meta)]
+        problems += [
+            *index_problems(meta),
+            *ttl_problems(meta),
+            *stream_problems(meta),
+            *declared_query_problems(meta),
+        ]
     return problems
 
 
@@ -298,6 +303,20 @@ def ttl_problems(meta: Options) -> list[Problem]:
             f"{meta.object_name}.Meta.ttl = {meta.ttl_name!r} must name a "
             "DateTimeField(epoch=True) of the model.",
             "DynamoDB's TTL reads a number of seconds since 1970.",
+        )
+    ]
+
+
+def stream_problems(meta: Options) -> list[Problem]:
+    """``Meta.stream`` is one of DynamoDB's stream view types, spelt in lower case."""
+    if meta.stream is None or meta.stream in STREAM_VIEW_TYPES:
+        return []
+    return [
+        Problem(
+            "dynamo.E115",
+            f"{meta.object_name}.Meta.stream = {meta.stream!r} is not a stream view type.",
+            f"Use one of {', '.join(map(repr, STREAM_VIEW_TYPES))} (what each change record "
+            "carries: the key only, the item after, before, or both), or None for no stream.",
         )
     ]
 

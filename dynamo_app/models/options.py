@@ -40,7 +40,11 @@ META_OPTIONS: dict[str, Any] = {
     "abstract": False,
     "owner": None,
     "unique": (),
+    "stream": None,
 }
+
+# ``Meta.stream`` values: what each change record of the table's stream carries.
+STREAM_VIEW_TYPES = ("keys_only", "new_image", "old_image", "new_and_old_images")
 
 
 @dataclass(frozen=True)
@@ -163,6 +167,8 @@ class Options:
             (unique,) if isinstance(unique, Unique) else tuple(unique or ())
         )
         self.ttl_name: str | None = values["ttl"]
+        # None, or one of STREAM_VIEW_TYPES (checks.py refuses anything else).
+        self.stream: str | None = values["stream"]
 
         self.fields = fields
         self.fields_by_name = {f.name: f for f in fields}
@@ -266,6 +272,7 @@ class Options:
             sort_key=key(self.sort_key),
             indexes=tuple(indexes),
             ttl_attribute=self.ttl.db_name if self.ttl else None,
+            stream=self.stream.upper() if self.stream in STREAM_VIEW_TYPES else None,
             owner=self.owner,
         )
 
