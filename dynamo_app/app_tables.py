@@ -1,14 +1,16 @@
-"""The app's own tables - sessions, unique locks, idempotency records - and the
-one rule that says which of them a project needs.
+"""The app's own tables - sessions, unique locks, idempotency records, stream
+checkpoints - and the one rule that says which of them a project needs.
 
 A project is asked to create only the tables it uses, so each is registered
 when its use is declared: the session table at startup when ``SESSION_ENGINE``
 is ``dynamo_app.sessions`` (a project whose engine subclasses ``SessionStore``
 calls ``sessions.register_table()``), the idempotency records with the first
 concrete model (every model write can carry an ``idempotency_key``), the
-lock table with the first model that declares ``Meta.unique``, and the backfill
-checkpoints when ``dynamo_app.backfill`` is imported (by the ``dynamo_backfill``
-command, or a project's own backfill code).
+lock table with the first model that declares ``Meta.unique``, the stream
+checkpoints (``manage.py dynamo_stream``'s place in each shard) with the first
+model that declares ``Meta.stream``, and the backfill checkpoints when
+``dynamo_app.backfill`` is imported (by the ``dynamo_backfill`` command, or a
+project's own backfill code).
 """
 
 from __future__ import annotations
@@ -55,12 +57,26 @@ CHECKPOINTS = TableDefinition(
     owner="dynamo_app backfill checkpoints",
 )
 
+STREAM_ARN = "stream_arn"
+STREAM_SHARD = "shard_id"
+CHECKPOINT_SEQUENCE = "sequence_number"
+STREAM_CHECKPOINTS = TableDefinition(
+    declared_name="dynamo_stream_checkpoints",
+    partition_key=KeyAttribute(STREAM_ARN, "S"),
+    sort_key=KeyAttribute(STREAM_SHARD, "S"),
+    owner="dynamo_app stream checkpoints",
+)
+
 
 def needed(model: Options | None = None) -> tuple[TableDefinition, ...]:
     """The app tables the settings (no ``model``) or a concrete model's declaration need."""
     if model is None:
         return (SESSIONS,) if settings.SESSION_ENGINE == SESSION_ENGINE else ()
-    return (IDEMPOTENCY, LOCKS) if model.unique else (IDEMPOTENCY,)
+    return (
+        IDEMPOTENCY,
+        *((LOCKS,) if model.unique else ()),
+        *((STREAM_CHECKPOINTS,) if model.stream else ()),
+    )
 
 
 def register(model: Options | None = None) -> None:

@@ -14,6 +14,7 @@ from django.core.exceptions import ValidationError as DjangoValidationError
 
 if TYPE_CHECKING:
     from .models.base import Model
+    from .streams.records import StreamRecord
 
 __all__ = [
     "AccessNotAllowed",
@@ -36,6 +37,7 @@ __all__ = [
     "NotInstalled",
     "OutcomeUnknown",
     "QueryError",
+    "ReceiverFailed",
     "SchemaError",
     "SchemaMismatch",
     "ServerError",
@@ -43,6 +45,7 @@ __all__ = [
     "StaleObjectError",
     "StateFileError",
     "StoredValueError",
+    "StreamError",
     "TableNotFound",
     "Throttled",
     "TransactionCanceled",
@@ -325,3 +328,22 @@ class SchemaMismatch(SchemaError):
 
 class MigrationTimeout(SchemaError):
     """A table or index did not become ACTIVE within the wait limit."""
+
+
+# --- streams -----------------------------------------------------------------
+
+
+class StreamError(DynamoError):
+    """A stream record could not be delivered: its table is no streamed model's,
+    or its item does not decode as the model's."""
+
+
+class ReceiverFailed(StreamError):
+    """A receiver raised on a record: ``record`` (the ``StreamRecord``),
+    ``receiver`` (the function) and the exception (``__cause__``) say which.
+    The record comes again (at least once), to every receiver of its model."""
+
+    def __init__(self, message: str, *, record: StreamRecord[Any], receiver: Any) -> None:
+        super().__init__(message)
+        self.record = record
+        self.receiver = receiver

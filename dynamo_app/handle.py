@@ -14,7 +14,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, Literal
 
 import boto3
 import botocore.session
@@ -43,6 +43,11 @@ logger = logging.getLogger("dynamo_app")
 # Where each paged operation says "more follows", and where the next request says "from here".
 _PAGE_KEYS = {"list_tables": ("LastEvaluatedTableName", "ExclusiveStartTableName")}
 _ITEM_PAGE_KEYS = ("LastEvaluatedKey", "ExclusiveStartKey")  # scan, query
+# The DynamoDB Streams operations: sent by a client of that service, built with
+# the same settings, endpoint and credentials as the DynamoDB one.
+_STREAMS_OPERATIONS = frozenset(
+    {"list_streams", "describe_stream", "get_shard_iterator", "get_records"}
+)
 # Where a batch operation's answer holds the part DynamoDB did not process.
 _UNPROCESSED = {"batch_get_item": "UnprocessedKeys", "batch_write_item": "UnprocessedItems"}
 
@@ -79,7 +84,8 @@ class Handle:
         self.retry = RetryPolicy(settings.retry)
         self.endpoint_url = self._endpoint_url()
         self.dax: Any = None
-        self.client = self._build_client()
+        self.client = self._build_client("dynamodb")
+        self._streams: Any = None
 
     def __repr__(self) -> str:
         return f"<Handle endpoint={self.endpoint_url or 'AWS'} region={self.settings.region}>"
@@ -91,7 +97,7 @@ class Handle:
             return embedded_endpoint(self.settings.local_state_file)
         return self.settings.endpoint or None
 
-    def _build_client(self) -> Any:
+    def _build_client(self, service: Literal["dynamodb", "dynamodbstreams"]) -> Any:
         s = self.settings
         dummy = "embedded" if s.embedded and not s.access_key_id else None
         core = botocore.session.get_session()
@@ -115,9 +121,9 @@ class Handle:
                 region_name=s.region,
             )
             if session.get_credentials() is not None:
-                if s.dax_endpoints:
+                if service == "dynamodb" and s.dax_endpoints:
                     self.dax = dax.factory(s, session, config)
-                return session.client("dynamodb", endpoint_url=self.endpoint_url, config=config)
+                return session.client(service, endpoint_url=self.endpoint_url, config=config)
         except Exception as exc:
             raise _detached(exc) from None
         raise ImproperlyConfigured(
@@ -125,6 +131,13 @@ class Handle:
             "DYNAMO['SECRET_ACCESS_KEY'] (e.g. \"${AWS_SECRET_ACCESS_KEY}\"), or configure "
             "boto3's chain (AWS_ACCESS_KEY_ID / AWS_PROFILE / an instance role)."
         )
+
+    @property
+    def streams(self) -> Any:
+        """The DynamoDB Streams client (built on first use: only stream consumers need it)."""
+        if self._streams is None:
+            self._streams = self._build_client("dynamodbstreams")
+        return self._streams
 
     def table_name(self, declared_name: str) -> str:
         """The deployed name of a declared table (one resolver for every caller)."""
@@ -143,8 +156,13 @@ class Handle:
         DAX answers is ``dax.serves``'s decision. Every call is reported, once,
         to ``dynamo_app.requests`` (the log and the counters).
         """
-        use_dax = self.dax is not None and dax.serves(operation, params, cacheable=cacheable)
-        method = getattr(self.dax if use_dax else self.client, operation)
+        if operation in _STREAMS_OPERATIONS:
+            client = self.streams
+        elif self.dax is not None and dax.serves(operation, params, cacheable=cacheable):
+            client = self.dax
+        else:
+            client = self.client
+        method = getattr(client, operation)
         capacity = self.settings.return_consumed_capacity
         if capacity and operation in requests.TAKES_CAPACITY:
             params.setdefault("ReturnConsumedCapacity", capacity)  # the same request, no other
@@ -349,6 +367,8 @@ class Handle:
         self.client.close()
         if self.dax is not None:
             self.dax.close()
+        if self._streams is not None:
+            self._streams.close()
 
 
 def _detached(exc: Exception) -> Exception:

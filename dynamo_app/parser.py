@@ -46,6 +46,14 @@ def _value(value: Any, blob: Callable[[Any], bytes]) -> Any:
     return value
 
 
+def binary_values(item: Mapping[str, Any], blob: Callable[[Any], bytes]) -> Mapping[str, Any]:
+    """A map of attribute values parsed from JSON by hand (a Lambda event's
+    stream record), its binary values converted in place by ``blob``."""
+    for value in item.values():
+        _value(value, blob)
+    return item
+
+
 # botocore-stubs declare botocore's public API only: the private members these
 # classes extend (_blob_parser, _handle_map, _handle_structure, _defaults) carry
 # targeted ignores.
@@ -66,10 +74,7 @@ class DynamoJSONParser(parsers.JSONParser):
 
     def _handle_map(self, shape: Any, value: Any) -> Any:
         if shape.value.name == _ATTRIBUTE_VALUE and isinstance(value, dict):
-            blob = self._blob_parser  # type: ignore[attr-defined]
-            for member in value.values():
-                _value(member, blob)
-            return value
+            return binary_values(value, self._blob_parser)  # type: ignore[attr-defined]
         return super()._handle_map(shape, value)  # type: ignore[misc]
 
     def _handle_structure(self, shape: Any, value: Any) -> Any:

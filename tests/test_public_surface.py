@@ -24,6 +24,7 @@ PUBLIC_MODULES = [
     "dynamo_app.serialization",
     "dynamo_app.sessions",
     "dynamo_app.signals",
+    "dynamo_app.streams",
     "dynamo_app.test",
     "dynamo_app.testing",
     "dynamo_app.transactions",

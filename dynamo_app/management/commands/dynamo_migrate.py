@@ -15,6 +15,8 @@ def done_line(change: TableChange) -> str:
     where = f"{change.deployed_name!r} (declared {change.declared_name!r})"
     if change.kind is ChangeKind.CREATE:
         return f"created table {where}: {change.desired}"
+    if change.kind is ChangeKind.ENABLE_STREAM:
+        return f"enabled {change.desired} on table {where}"
     return f"added {change.desired} to table {where}"
 
 
