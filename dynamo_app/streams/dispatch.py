@@ -63,7 +63,9 @@ class Receivers:
 receivers = Receivers()
 
 
-def receiver(model: type[M]) -> Callable[[Callable[[StreamRecord[M]], object]], Any]:
+def receiver(
+    model: type[M],
+) -> Callable[[Callable[[StreamRecord[M]], object]], Callable[[StreamRecord[M]], object]]:
     """Decorator: call the function with each change record of ``model``'s items.
 
     Import the module that declares receivers in your ``AppConfig.ready()``
