@@ -67,6 +67,9 @@ OPERATIONS: tuple[Operation, ...] = (
     _op("CreateTable", Need.MIGRATE),
     _op("UpdateTable", Need.MIGRATE),
     _op("UpdateTimeToLive", Need.MIGRATE),
+    _op("DescribeStream", Need.STREAMS),  # manage.py dynamo_stream, the local consumer
+    _op("GetShardIterator", Need.STREAMS),
+    _op("GetRecords", Need.STREAMS),
 )
 
 # What the Lambda (or other consumer) of a declared stream is sent by AWS's

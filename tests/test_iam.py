@@ -20,6 +20,7 @@ import dynamo_app
 from dynamo_app import iam, models, partiql, schema
 from dynamo_app.handle import get_handle
 from dynamo_app.iac import DeployedTable
+from dynamo_app.streams.consumer import Consumer
 from dynamo_app.tables import IndexDefinition, KeyAttribute, TableDefinition
 from tests.test_commands_schema import run
 from tests.test_iac import declared
@@ -37,6 +38,13 @@ class IamReading(models.Model):
 
     class Meta:
         indexes = [models.GlobalIndex("by_site", partition_key="site", sort_key="at")]
+
+
+class IamFeed(models.Model):
+    feed_id = models.StringField(partition_key=True)
+
+    class Meta:
+        stream = "new_image"
 
 
 class IamPlayer(models.Model):
@@ -112,7 +120,8 @@ def test_policy_allows_exactly_the_listed_operations(declared):
     document = policy_of("--iam-policy", "migrate")
     allowed = {a for s in document["Statement"] for a in s["Action"]}
     listed = {f"dynamodb:{a}" for op in iam.OPERATIONS for a in op.actions + op.index_actions}
-    assert allowed == listed
+    # ... and, for a table with Meta.stream, what a Lambda event source mapping calls
+    assert allowed == listed | {f"dynamodb:{a}" for a in iam.STREAM_ACTIONS}
     assert statements(document)["DynamoAppMigrate"]["Action"] == [
         "dynamodb:CreateTable",
         "dynamodb:UpdateTable",
@@ -165,6 +174,8 @@ def test_the_app_sends_every_listed_operation(declare, app_operations: set[str])
         ]
     )
 
+    IamFeed.objects.create(feed_id="f")
+    Consumer().round()  # DescribeStream, GetShardIterator, GetRecords
     assert app_operations == {op.name for op in iam.OPERATIONS}
     assert get_handle().table_name(new.declared_name) in schema.table_names(get_handle())
 
