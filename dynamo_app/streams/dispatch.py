@@ -81,7 +81,7 @@ def receiver(
 
 def streamed_models(handle: Handle) -> dict[str, list[type[Model]]]:
     """The models declaring ``Meta.stream``, by their table's deployed name."""
-    from ..models.base import registered_models
+    from ..models.registry import registered_models
 
     tables: dict[str, list[type[Model]]] = {}
     for model in registered_models():
