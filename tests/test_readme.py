@@ -241,14 +241,16 @@ class Section:
             test(**{name: values[name]() for name in parameters})
 
     def run_test_case(self, case: type[unittest.TestCase]) -> None:
-        """As DynamoTestRunner runs it: empty tables before each test."""
+        """As DynamoTestRunner runs it: the class setup on empty tables, and each
+        test on empty tables plus what ``setUpTestData`` wrote."""
         store = self.store
 
         class EmptyTablesPerTest(unittest.TestResult):
             def startTest(self, test: unittest.TestCase) -> None:
-                store.empty()
+                store.empty(type(test))
                 super().startTest(test)
 
+        store.empty()
         result = EmptyTablesPerTest()
         unittest.defaultTestLoader.loadTestsFromTestCase(case).run(result)
         problems = [f"{test}: {trace}" for test, trace in result.errors + result.failures]

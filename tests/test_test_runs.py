@@ -304,14 +304,14 @@ FRESH = {
         class ClassWideDataTests(TestCase):
             @classmethod
             def setUpTestData(cls):
-                try:
-                    Note.objects.create(note_id="n2", text="class-wide")
-                    cls.refusal = ""
-                except AccessNotAllowed as error:
-                    cls.refusal = str(error)
+                Note.objects.create(note_id="n2", text="class-wide")
 
-            def test_writes_in_set_up_test_data_are_refused(self):
-                self.assertIn("DynamoDB access not allowed", self.refusal)
+            def test_1_changes_the_class_data(self):
+                self.assertEqual([n.note_id for n in Note.objects.scan()], ["n2"])
+                Note.objects.get(note_id="n2").delete()
+
+            def test_2_starts_with_it_again(self):
+                self.assertEqual([n.note_id for n in Note.objects.scan()], ["n2"])
 
         class NoDatabaseTests(SimpleTestCase):
             def test_is_refused(self):
@@ -365,7 +365,7 @@ def test_fresh_project_manage_py_test_with_the_runner(fresh, live_store, process
         environ = {"FRESH_ENDPOINT": counting.url, "FRESH_REGION": "us-east-1", "FRESH_RUNNER": "1"}
         output = run(["manage.py", "test", "--parallel", processes], fresh, **environ)
     assert output.startswith("exit 0"), output
-    assert "Ran 5 tests" in output
+    assert "Ran 6 tests" in output
     assert counting.requests == []
     assert contents(live_store) == before
 
@@ -379,8 +379,8 @@ def test_fresh_project_manage_py_test_without_the_runner_refuses_dynamodb(fresh,
         environ["AWS_ENDPOINT_URL_DYNAMODB"] = counting.url
         output = run(["manage.py", "test"], fresh, **environ)
     assert output.startswith("exit 1"), output
-    assert "FAILED (errors=3)" in output
-    assert output.count("TEST_RUNNER = 'dynamo_app.test.runner.DynamoTestRunner'") == 3
+    assert "FAILED (errors=4)" in output  # 3 tests and ClassWideDataTests' class setup
+    assert output.count("TEST_RUNNER = 'dynamo_app.test.runner.DynamoTestRunner'") == 4
     assert counting.requests == []
     assert contents(live_store) == before
 
@@ -392,7 +392,7 @@ def test_fresh_project_pytest_against_aws_settings(fresh, live_store):
         environ["AWS_ENDPOINT_URL_DYNAMODB"] = counting.url
         output = run(["-m", "pytest", "-q", "-p", "no:xdist"], fresh, **environ)
     assert output.startswith("exit 0"), output
-    assert "9 passed" in output
+    assert "10 passed" in output
     assert counting.requests == []
     assert contents(live_store) == before
 
@@ -407,7 +407,7 @@ def test_fresh_project_pytest_with_the_embedded_state_file(fresh, state_file):
     }
     output = run(["-m", "pytest", "-q", "-p", "no:xdist"], fresh, **environ)
     assert output.startswith("exit 0"), output
-    assert "9 passed" in output
+    assert "10 passed" in output
     assert file_state(state_file) == before
 
 

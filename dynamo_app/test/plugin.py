@@ -8,7 +8,9 @@ the pytest11 plugin).
 * ``dynamo_db``: fresh, empty tables for every registered model (and the app's
   own tables) for one test. Use it like pytest-django's ``db``; the
   ``dynamo_db`` mark requests it too, and so does every ``django.test.TestCase``
-  / ``TransactionTestCase``.
+  / ``TransactionTestCase``. A ``TestCase`` with ``setUpTestData`` gets
+  DynamoDB in its class setup, on empty tables, and each of its tests starts
+  with what that setup wrote.
 * ``dynamo_requests``: counts the DynamoDB requests a test sends
   (``count_requests()`` is the same as a context manager).
 
@@ -33,7 +35,7 @@ import pytest
 
 from .. import handle
 from .counting import RequestCounter, count_requests
-from .store import ENDPOINT_ENV, ENGINE, TestStore
+from .store import ENDPOINT_ENV, ENGINE, TestStore, has_class_data
 
 __all__ = ["moto_only"]
 
@@ -68,6 +70,20 @@ def _access() -> Iterator[None]:
         handle.refused = previous
 
 
+@pytest.fixture(autouse=True, scope="class")
+def _dynamo_class_data(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Open DynamoDB, on empty tables, to the class setup of a Django ``TestCase``
+    with ``setUpTestData`` (pytest runs ``setUpClass`` in a class fixture of the
+    class's own, after this plugin's)."""
+    if not has_class_data(request.cls):
+        yield
+        return
+    store: TestStore = request.getfixturevalue("dynamo_server")
+    with _access():
+        store.empty()
+        yield
+
+
 @pytest.fixture(autouse=True)
 def _dynamo_access(request: pytest.FixtureRequest) -> Iterator[None]:
     """Open DynamoDB to a test that uses dynamo_server (dynamo_db opens it
@@ -100,7 +116,7 @@ def dynamo_server(django_test_environment: Any) -> Iterator[TestStore]:
 
 
 @pytest.fixture
-def dynamo_db(dynamo_server: TestStore) -> Iterator[Any]:
+def dynamo_db(request: pytest.FixtureRequest, dynamo_server: TestStore) -> Iterator[Any]:
     from django.conf import settings
 
     from ..handle import get_handle
@@ -113,7 +129,7 @@ def dynamo_db(dynamo_server: TestStore) -> Iterator[Any]:
             "exited after it. Request dynamo_db (or dynamo_server) before overriding settings."
         )
     with _access():
-        dynamo_server.empty()
+        dynamo_server.empty(request.cls)
         yield get_handle()
 
 

@@ -6,9 +6,13 @@ flushes (``TransactionTestCase``) around each test. DynamoDB has neither
 rollback nor a cheap flush, so this runner starts the run's ``TestStore`` with
 the test databases and empties it before each test of a ``TestCase`` or
 ``TransactionTestCase``: every such test starts with empty tables, with no
-change to the test code. Other tests (``SimpleTestCase``, ``unittest.TestCase``)
-and code between tests (``setUpClass``, ``setUpTestData``) get
-``AccessNotAllowed``, as ``SimpleTestCase`` gets for SQL.
+change to the test code. A ``TestCase`` with ``setUpTestData`` gets DynamoDB
+in its class setup too, on empty tables, and each of its tests starts with
+what that setup wrote (``TestStore.empty(test_class)``): Django's class-wide
+data, put back where Django rolls back. Other tests (``SimpleTestCase``,
+``unittest.TestCase``) and other code between tests (``setUpClass`` of other
+classes, module level) get ``AccessNotAllowed``, as ``SimpleTestCase`` gets
+for SQL.
 
 Without this runner, ``manage.py test`` refuses DynamoDB altogether
 (``refuse_without_runner()``, called by ``AppConfig.ready()``): a test never
@@ -30,7 +34,7 @@ from django.test import runner as django_runner
 from django.test.runner import DiscoverRunner, ParallelTestSuite, RemoteTestResult, RemoteTestRunner
 
 from .. import handle
-from .store import ENDPOINT_ENV, EXTERNAL_ENDPOINT, TestStore
+from .store import ENDPOINT_ENV, EXTERNAL_ENDPOINT, TestStore, has_class_data
 
 RUNNER = "dynamo_app.test.runner.DynamoTestRunner"
 
@@ -40,8 +44,9 @@ NO_RUNNER = (
     "it gives the run a throwaway server and each TestCase test empty tables."
 )
 OUTSIDE_A_TEST = (
-    "DynamoDB access not allowed outside a test (setUpClass, setUpTestData, module level): "
-    "the tables are emptied before each test, so create items in setUp or in the test."
+    "DynamoDB access not allowed outside a test (setUpClass, module level): the tables are "
+    "emptied before each test, so create items in setUp, in the test, or in a TestCase's "
+    "setUpTestData (put back before each of its tests)."
 )
 NOT_A_DB_TEST = (
     "DynamoDB access not allowed in {name}: it is not a django.test.TestCase or "
@@ -71,7 +76,7 @@ class _EmptyTablesPerTest(unittest.TestResult):
         if isinstance(test, TransactionTestCase):
             assert _store is not None, "DynamoTestRunner.setup_databases() starts the store"
             handle.refused = None
-            _store.empty()
+            _store.empty(type(test))
         else:
             handle.refused = NOT_A_DB_TEST.format(name=type(test).__qualname__)
         super().startTest(test)
@@ -79,6 +84,25 @@ class _EmptyTablesPerTest(unittest.TestResult):
     def stopTest(self, test: unittest.TestCase) -> None:
         super().stopTest(test)
         handle.refused = OUTSIDE_A_TEST
+
+
+class _Suite(unittest.TestSuite):
+    """Opens DynamoDB, on empty tables, to the class setup of a ``TestCase`` with
+    ``setUpTestData`` (the class setup runs before the result's ``startTest``)."""
+
+    def _handleClassSetUp(self, test: unittest.TestCase, result: unittest.TestResult) -> None:
+        test_class = type(test)
+        same_class = getattr(result, "_previousTestClass", None) is test_class
+        if same_class or not has_class_data(test_class):
+            super()._handleClassSetUp(test, result)  # type: ignore[misc]  # private: not in typeshed
+            return
+        assert _store is not None, "DynamoTestRunner.setup_databases() starts the store"
+        handle.refused = None
+        try:
+            _store.empty()
+            super()._handleClassSetUp(test, result)  # type: ignore[misc]
+        finally:
+            handle.refused = OUTSIDE_A_TEST
 
 
 def _init_worker(*args: Any) -> None:
@@ -103,6 +127,7 @@ class _ParallelSuite(ParallelTestSuite):
 class DynamoTestRunner(DiscoverRunner):
     """``DiscoverRunner`` plus the run's throwaway DynamoDB (see the module docstring)."""
 
+    test_suite = _Suite
     parallel_test_suite = _ParallelSuite
 
     def setup_databases(self, **kwargs: Any) -> Any:

@@ -9,7 +9,9 @@ shared by both runners (``dynamo_app.testing`` under pytest,
   keeps the project's table names and options; endpoint, credentials, state
   file and the startup schema step are the run's own.
 * ``TestStore.empty()`` drops every table and creates the registered ones:
-  what each test starts with.
+  what each test starts with. ``empty(test_class)`` of a ``TestCase`` with
+  ``setUpTestData`` puts back the items the class's setup wrote (read once, at
+  its first test), as Django rolls each test back to the class's data.
 * Until the store is up, and whenever no test may use it, ``handle.refused``
   makes every access fail with ``AccessNotAllowed``. So the configured store
   is never contacted, and an embedded server is never started for it (nor its
@@ -44,6 +46,21 @@ WORKER_REGION = f"test-{WORKER}" if WORKER else "us-east-1"
 
 _POLL = {"Delay": 1, "MaxAttempts": 120}
 
+Items = dict[str, list[dict[str, Any]]]  # wire items by deployed table name
+
+
+def has_class_data(test_class: type | None) -> bool:
+    """Whether ``test_class`` is a ``TestCase`` that writes class-wide data in
+    ``setUpTestData``: DynamoDB is open to its class setup, and each of its tests
+    starts with that data."""
+    from django.test import TestCase
+
+    return (
+        test_class is not None
+        and issubclass(test_class, TestCase)
+        and test_class.setUpTestData.__func__ is not TestCase.setUpTestData.__func__  # type: ignore[attr-defined]
+    )
+
 
 def settings_for_tests(base: dict[str, Any], endpoint: str) -> dict[str, Any]:
     """The project's DYNAMO section, pointed at a local server for tests
@@ -58,6 +75,37 @@ def settings_for_tests(base: dict[str, Any], endpoint: str) -> dict[str, Any]:
         "AUTO_MIGRATE": False,
         "VERIFY_SCHEMA": False,
     }
+
+
+def _read_items() -> Items:
+    """Every item of every table on the current endpoint (a Scan per table)."""
+    from ..handle import get_handle
+    from ..schema import table_names
+
+    handle = get_handle()
+    return {
+        name: [item for page in handle.paginate("scan", TableName=name) for item in page["Items"]]
+        for name in table_names(handle)
+    }
+
+
+def _write_items(items: Items) -> None:
+    """Put ``items`` back (BatchWriteItem, 25 at a time, until all are processed)."""
+    from ..handle import get_handle
+
+    handle = get_handle()
+    puts = [(name, {"PutRequest": {"Item": i}}) for name, table in items.items() for i in table]
+    for start in range(0, len(puts), 25):
+        request: dict[str, list[dict[str, Any]]] = {}
+        for name, put in puts[start : start + 25]:
+            request.setdefault(name, []).append(put)
+        for _ in handle.until_processed("batch_write_item", request, _not_restored):
+            pass
+
+
+def _not_restored(left: dict[str, Any], rounds: int) -> Exception:
+    tables = ", ".join(sorted(left))
+    return RuntimeError(f"setUpTestData's items not put back in {rounds} rounds (tables {tables})")
 
 
 def create_tables() -> None:
@@ -105,6 +153,7 @@ class TestStore:
         self.server: LocalServer | ExternalServer | None = None
         self._override: Any = None
         self._switches: tuple[bool, bool] | None = None
+        self._class_data: tuple[type, Items] | None = None  # the running test class's
 
     def start(self) -> TestStore:
         from django.conf import settings
@@ -138,11 +187,24 @@ class TestStore:
         assert self.server is not None, "TestStore.start() first"
         return self.server.url
 
-    def empty(self) -> None:
-        """Drop every table and create the registered ones (what each test starts with)."""
+    def empty(self, test_class: type | None = None) -> None:
+        """Drop every table and create the registered ones (what each test starts
+        with), then put back ``test_class``'s ``setUpTestData`` items, if it has any.
+
+        Tests of a class run one after another: at the first, what the store holds
+        is what the class's setup wrote; it is read then, and kept until the next
+        class.
+        """
         assert self.server is not None, "TestStore.start() first"
+        if not has_class_data(test_class):
+            self._class_data = None
+        elif self._class_data is None or self._class_data[0] is not test_class:
+            assert test_class is not None
+            self._class_data = (test_class, _read_items())
         self.server.reset()
         create_tables()
+        if self._class_data is not None:
+            _write_items(self._class_data[1])
 
     def stop(self) -> None:
         """Restore the settings and switches, and stop the server this run started."""
