@@ -22,16 +22,34 @@ def demo_tables_only_in_demo_tests():
         registry.register(definition)
 
 
-@pytest.fixture(autouse=True)
-def app_operations(monkeypatch):
-    """The operations dynamo_app sends in this test (see tests/app_operations.py);
-    one the IAM policy does not list fails the test."""
-    from dynamo_app.handle import Handle
-    from dynamo_app.iam import OPERATIONS
-    from tests.app_operations import recording
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The engine leg runs only the tests that use the run's store (tests/engine_leg.py)."""
+    from tests.engine_leg import select
 
-    sent: set[str] = set()
-    monkeypatch.setattr(Handle, "call", recording(Handle.call, sent))
+    select(config, items)
+
+
+@pytest.fixture(autouse=True)
+def handle_calls(monkeypatch, request):
+    """The operations sent through the handle in this test (tests/app_operations.py);
+    any, in a test that the engine leg leaves out, fails it (tests/engine_leg.py)."""
+    from dynamo_app.handle import Handle
+    from tests.app_operations import Recorded, recording
+    from tests.engine_leg import check_sent
+
+    recorded = Recorded()
+    monkeypatch.setattr(Handle, "call", recording(Handle.call, recorded))
+    yield recorded
+    check_sent(request.node, recorded.every)
+
+
+@pytest.fixture(autouse=True)
+def app_operations(handle_calls):
+    """The operations dynamo_app sends in this test; one the IAM policy does not
+    list fails the test."""
+    from dynamo_app.iam import OPERATIONS
+
+    sent = handle_calls.app
     yield sent
     unlisted = sent - {op.name for op in OPERATIONS}
     assert not unlisted, (

@@ -36,7 +36,8 @@ def registered(*definitions: TableDefinition) -> Iterator[None]:
 
 @contextlib.contextmanager
 def session_tables(request: pytest.FixtureRequest) -> Iterator[Any]:
-    """Register the session table, then give fresh tables (``dynamo_db``)."""
+    """Register the session table, then give fresh tables (``dynamo_db``). The
+    fixture that calls it names ``dynamo_server`` (tests/engine_leg.py)."""
     with registered(SESSION_TABLE):
         yield request.getfixturevalue("dynamo_db")
 

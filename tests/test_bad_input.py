@@ -176,7 +176,7 @@ def test_an_oversize_item_in_a_batch_stops_the_whole_batch_before_sending(dynamo
     assert requests.total == 0
 
 
-def test_an_oversize_session_is_refused_and_nothing_is_stored(request):
+def test_an_oversize_session_is_refused_and_nothing_is_stored(request, dynamo_server):
     with session_tables(request):
         store = SessionStore()
         store["blob"] = base64.b64encode(os.urandom(420_000)).decode()  # does not compress

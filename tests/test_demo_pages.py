@@ -18,7 +18,7 @@ from tests.demo_support import demo_site, form, seed, text
 
 
 @pytest.fixture(autouse=True)
-def site(request: pytest.FixtureRequest) -> Iterator[Any]:
+def site(request: pytest.FixtureRequest, dynamo_server: Any) -> Iterator[Any]:
     with demo_site(request) as handle:
         yield handle
 

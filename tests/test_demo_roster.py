@@ -19,7 +19,7 @@ ADD = "/teams/team-001/players/new/"
 
 
 @pytest.fixture(autouse=True)
-def site(request: pytest.FixtureRequest, client: Client) -> Iterator[Any]:
+def site(request: pytest.FixtureRequest, client: Client, dynamo_server: Any) -> Iterator[Any]:
     with demo_site(request) as handle:
         seed(client)
         yield handle

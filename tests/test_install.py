@@ -15,10 +15,6 @@ from pathlib import Path
 import pytest
 from packaging.requirements import Requirement
 
-from .markers import own_processes
-
-pytestmark = own_processes
-
 ROOT = Path(__file__).resolve().parents[1]
 
 

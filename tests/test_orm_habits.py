@@ -34,7 +34,7 @@ for _definition in TABLES:  # created only for the tests below that ask for them
 
 
 @pytest.fixture
-def tables(request):
+def tables(request, dynamo_server):
     with registered(*TABLES):
         yield request.getfixturevalue("dynamo_db")
 

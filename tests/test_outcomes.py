@@ -248,7 +248,7 @@ def test_throttling_after_a_lost_answer_is_still_unknown(no_sleep):
 
 
 @pytest.fixture
-def sessions(request):
+def sessions(request, dynamo_server):
     with session_tables(request) as handle:
         handle.retry.sleep = lambda seconds: None
         yield handle

@@ -33,7 +33,7 @@ run = async_to_sync
 
 
 @pytest.fixture(autouse=True)
-def tables(request: pytest.FixtureRequest) -> Iterator[Any]:
+def tables(request: pytest.FixtureRequest, dynamo_server: Any) -> Iterator[Any]:
     with session_tables(request) as handle:
         yield handle
 

@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(autouse=True)
-def tables(request: pytest.FixtureRequest) -> Iterator[Any]:
+def tables(request: pytest.FixtureRequest, dynamo_server: Any) -> Iterator[Any]:
     # After dynamo_server's session-long override of DYNAMO, undone before it.
     fast_hashing = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # tests only
     with (

@@ -31,10 +31,6 @@ from django.core.exceptions import ImproperlyConfigured
 
 from dynamo_app.test import runner, store
 
-from .markers import own_processes
-
-pytestmark = own_processes
-
 REPO = Path(__file__).resolve().parent.parent
 REGIONS = ("us-east-1", "eu-west-1")
 DEV_CREDENTIALS = {"aws_access_key_id": "dev", "aws_secret_access_key": "dev"}
