@@ -5,6 +5,7 @@ unless LOG_VALUES asks, and counts per thread and asyncio task, never mixed."""
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import importlib
 import logging
 import sys
@@ -204,6 +205,24 @@ def test_concurrent_threads_never_mix_counts(dynamo_db):
     for thread in threads:
         thread.join()
     assert counts == {1: 1, 4: 4}
+
+
+def test_a_thread_in_a_copy_of_the_blocks_context_counts_for_the_block(dynamo_db):
+    ObsReading.objects.create(sensor="s1", at=1)
+
+    def get() -> None:
+        ObsReading.objects.get(sensor="s1", at=1)
+
+    with count_requests() as counter:
+        threads = [
+            threading.Thread(target=contextvars.copy_context().run, args=(get,)),
+            threading.Thread(target=get),  # in a context of its own: not this block's
+        ]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    assert dict(counter) == {"GetItem": 1}
 
 
 def test_concurrent_asyncio_tasks_never_mix_counts(dynamo_db):
