@@ -18,9 +18,9 @@ from dynamo_app.sessions import SessionStore
 from tests.sessions_support import session_tables
 
 THREADS = 8
-OPERATIONS = 150  # per thread
-NUMBERS = 60  # the shared pool of unique values: claims collide on purpose
-KEYS = 40  # idempotency keys per counter: some are repeated on purpose
+OPERATIONS = 60  # per thread
+NUMBERS = 24  # the shared pool of unique values: claims collide on purpose
+KEYS = 16  # idempotency keys per counter: some are repeated on purpose
 COUNTERS = 3
 TEAM = "load"
 lock = threading.Lock()  # guards the shared record of applied idempotency keys
@@ -119,7 +119,7 @@ class Worker:
 
 
 @pytest.fixture
-def tables(request):
+def tables(request, dynamo_server):
     with session_tables(request) as handle:
         yield handle
 
@@ -137,6 +137,8 @@ def test_mixed_operations_from_8_threads_keep_every_guarantee(tables, capsys):
         elapsed = time.monotonic() - started
 
         assert [e for w in workers for e in w.errors] == []
+        done = sum((w.done for w in workers), Counter())
+        assert done["unique refused"] and done["repeat refused"]  # the collisions happened
         # No lost write, no duplicate unique value: the table holds exactly the
         # players the threads created and did not delete, with their last numbers.
         stored = {p.player_id: p.number for p in LoadPlayer.objects.filter(team_id=TEAM)}
@@ -154,7 +156,6 @@ def test_mixed_operations_from_8_threads_keep_every_guarantee(tables, capsys):
             for key, value in worker.sessions.items():
                 assert SessionStore(key)["n"] == value
 
-    done = sum((w.done for w in workers), Counter())
     with capsys.disabled():
         print(
             f"\nload: {sum(done.values())} operations ({dict(sorted(done.items()))}) from "
