@@ -243,10 +243,16 @@ class Handle:
         attempts = getattr(exc, "attempts", 1)
         tried = f" after {attempts} attempts" if attempts > 1 else ""
         if getattr(exc, "outcome_unknown", False):
+            safely = (
+                "partiql.execute_transaction() carries a ClientRequestToken, so DynamoDB "
+                "applies a repeat of it once"
+                if operation == "execute_statement"
+                else "an idempotency_key makes such a write safely repeatable"
+            )
             return exceptions.OutcomeUnknown(
                 f"{operation}{where} may or may not have been applied: {self._lost(exc)}"
                 f"{tried}. Read the item (consistent=True) to see whether it was before "
-                "writing again; an idempotency_key makes such a write safely repeatable.",
+                f"writing again; {safely}.",
                 code=error_code(exc),
                 operation=operation,
                 attempts=attempts,

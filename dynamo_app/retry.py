@@ -14,11 +14,12 @@ A failed attempt has one of four classes (``classify``):
 
 Whether an unknown outcome may be sent again depends on the call alone
 (``repeatable``): reads (PartiQL SELECTs too), unconditional whole-item puts
-and deletes, batch writes and transactions (``TransactWriteItems``,
-``ExecuteTransaction``) carrying a ``ClientRequestToken`` may; a conditioned
-put or delete may, and a repeat that then fails its condition is resolved from
-the item DynamoDB returns with the failure; an ``UpdateItem`` (counters, list
-appends, version bumps) never is. ``RetryPolicy.run`` applies both, and marks
+and deletes and batch writes may; a conditioned put or delete, and a
+transaction (``TransactWriteItems``, ``ExecuteTransaction``) carrying a
+``ClientRequestToken``, may, and a repeat that then fails its conditions is
+resolved from the items DynamoDB returns with the failure (``our_write_in_place``:
+else the outcome stays unknown); an ``UpdateItem`` (counters, list appends,
+version bumps) never is. ``RetryPolicy.run`` applies both, and marks
 the exception of a write whose outcome stayed unknown (``outcome_unknown``), so
 it is reported as ``OutcomeUnknown`` and never as "nothing was written".
 
@@ -166,8 +167,10 @@ def repeatable(operation: str, params: Mapping[str, Any]) -> Repeat:
     if reads_only(operation, params) or operation == "batch_write_item":
         return Repeat.SAFE  # batch writes are whole-item puts and deletes, never conditioned
     if operation in ("transact_write_items", "execute_transaction"):
-        # DynamoDB answers a repeated token with the first attempt's outcome (for 10 minutes).
-        return Repeat.SAFE if params.get("ClientRequestToken") else Repeat.NO
+        # DynamoDB answers a repeated token with the first attempt's outcome (for 10
+        # minutes); an engine that ignores the token (moto) runs the repeat again, and
+        # its conditions then fail on our own first attempt: resolved as a put's are.
+        return Repeat.CHECKED if params.get("ClientRequestToken") else Repeat.NO
     if operation in ("put_item", "delete_item"):
         return Repeat.CHECKED if "ConditionExpression" in params else Repeat.SAFE
     # update_item (ADD, list_append, arithmetic), PartiQL writes (the text alone cannot
@@ -179,13 +182,37 @@ def our_write_in_place(operation: str, params: Mapping[str, Any], exc: ClientErr
     """Whether the item a repeated put or delete found, when its condition failed,
     is what our own earlier attempt left: the very item we put, or no item after a
     delete. Needs ``ReturnValuesOnConditionCheckFailure=ALL_OLD``, so it costs no
-    request: DynamoDB returns the item with the failure."""
+    request: DynamoDB returns the item with the failure. A transaction's repeat:
+    every action it refused is such a put or delete (an update, a condition check
+    or a PartiQL statement cannot tell)."""
+    if operation == "transact_write_items":
+        refused = [
+            (action, reason)
+            for action, reason in zip(params["TransactItems"], _reasons(exc), strict=False)
+            if reason.get("Code") not in ("None", "", None)
+        ]
+        return bool(refused) and all(
+            reason.get("Code") == "ConditionalCheckFailed"
+            and kind in ("Put", "Delete")
+            and _in_place(kind, action[kind], reason.get("Item"))
+            for action, reason in refused
+            for kind in action
+        )
+    if operation in ("put_item", "delete_item"):
+        return _in_place("Put" if operation == "put_item" else "Delete", params, stored_item(exc))
+    return False
+
+
+def _in_place(kind: str, params: Mapping[str, Any], stored: dict[str, Any] | None) -> bool:
     if params.get("ReturnValuesOnConditionCheckFailure") != "ALL_OLD":
         return False
-    stored = stored_item(exc)
-    if operation == "delete_item":
+    if kind == "Delete":
         return stored is None
     return stored is not None and same_item(stored, params["Item"])
+
+
+def _reasons(exc: ClientError) -> list[dict[str, Any]]:
+    return cast("list[dict[str, Any]]", exc.response.get("CancellationReasons") or [])
 
 
 def same_item(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
@@ -201,6 +228,13 @@ def _again(decision: Decision, repeat: Repeat) -> bool:
 
 
 def _condition_failed(exc: BaseException) -> TypeGuard[ClientError]:
+    """Refused for its conditions: a put's or delete's, or some action's of a
+    transaction (``DuplicateItem``: a PartiQL INSERT's key taken)."""
+    if not isinstance(exc, ClientError):
+        return False
+    if error_code(exc) == "TransactionCanceledException":
+        codes = cancellation_codes(exc)
+        return any(c in ("ConditionalCheckFailed", "DuplicateItem") for c in codes)
     return error_code(exc) == "ConditionalCheckFailedException"
 
 

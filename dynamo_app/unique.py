@@ -165,6 +165,7 @@ class Unique:
             "ConditionExpression": "#owner = :owner",
             "ExpressionAttributeNames": {"#owner": "owner"},
             "ExpressionAttributeValues": {":owner": {"S": owner_id(owner_key)}},
+            "ReturnValuesOnConditionCheckFailure": "ALL_OLD",  # no item: released already
         }
         return Action(
             "Delete",

@@ -18,12 +18,14 @@ from dynamo_app import models, partiql
 from dynamo_app.exceptions import (
     AlreadyExists,
     ConditionFailed,
+    OutcomeUnknown,
     QueryError,
     Throttled,
     TransactionCanceled,
 )
 from dynamo_app.handle import get_handle
 from dynamo_app.testing import ENGINE, count_requests
+from tests.test_outcomes import Lost
 
 not_on_moto = pytest.mark.skipif(
     ENGINE == "moto",
@@ -349,6 +351,47 @@ def test_throttled_statements_and_transactions_are_retried(dynamo_db, throttled)
     with pytest.raises(Throttled) as error:
         list(PqPlayer.objects.partiql("SELECT * FROM {table} WHERE team_id = ?", ["t1"]))
     assert error.value.attempts == 5
+
+
+def test_a_write_statement_whose_answer_was_lost_is_unknown_and_never_repeated(dynamo_db):
+    """ExecuteStatement carries no token, and the text cannot tell a conditioned
+    write from a plain one: a lost answer is OutcomeUnknown, the statement sent once."""
+    roster(n=1)
+    statement = "UPDATE {table} SET player_name = ? WHERE team_id = ? AND player_id = ?"
+    with count_requests() as requests, Lost("ExecuteStatement") as lost:
+        with pytest.raises(OutcomeUnknown) as error:
+            PqPlayer.objects.partiql(statement, ["Ann", "t1", "p0"])
+    assert lost.applied == 1 and requests["ExecuteStatement"] == 1
+    assert "may or may not have been applied" in str(error.value)
+    assert "execute_transaction() carries a ClientRequestToken" in str(error.value)
+    assert PqPlayer.objects.get(team_id="t1", player_id="p0", consistent=True).player_name == "Ann"
+
+
+def test_a_read_statement_whose_answer_was_lost_is_repeated(dynamo_db):
+    roster(n=2)
+    with count_requests() as requests, Lost("ExecuteStatement"):
+        got = PqPlayer.objects.partiql("SELECT * FROM {table} WHERE team_id = ?", ["t1"])
+    assert requests["ExecuteStatement"] == 2 and len(list(got)) == 2
+
+
+def test_a_write_transaction_whose_answer_was_lost_is_repeated_with_its_token(dynamo_db):
+    """The token makes the repeat safe where it is honoured (DynamoDB, MiniStack).
+    moto ignores it and runs the repeat again, which these SET statements survive."""
+    roster(n=2)
+    update = "UPDATE {PqPlayer} SET player_name = ? WHERE team_id = ? AND player_id = ?"
+    with count_requests() as requests, Lost("ExecuteTransaction") as lost:
+        partiql.execute_transaction([(update, ["X", "t1", "p0"]), (update, ["Y", "t1", "p1"])])
+    assert lost.applied == 1 and requests["ExecuteTransaction"] == 2
+    names = [p.player_name for p in PqPlayer.objects.filter(team_id="t1")]
+    assert sorted(names) == ["X", "Y"]
+
+
+@not_on_moto
+def test_an_insert_transaction_whose_answer_was_lost_inserts_once(dynamo_db):
+    insert = "INSERT INTO {PqPlayer} VALUE {'team_id': ?, 'player_id': ?}"
+    with Lost("ExecuteTransaction"):
+        partiql.execute_transaction([(insert, ["t1", "p8"])])  # not TransactionCanceled
+    assert [p.player_id for p in PqPlayer.objects.filter(team_id="t1")] == ["p8"]
 
 
 @not_on_moto
