@@ -13,7 +13,10 @@ items ``fn`` changed:
   checkpoint table (``dynamo_backfill``): the checkpoint moves in the same
   transaction as each item written, and to the page's ``LastEvaluatedKey``
   after each page. A run killed at any point resumes where it stopped, and
-  ``fn`` never changes one item twice.
+  ``fn`` never changes one item twice. A transaction whose outcome stayed
+  unknown (its answers lost) is settled by reading the checkpoint it carried:
+  there, the item was written; not there, the run stops with ``OutcomeUnknown``
+  and a rerun resumes before that item.
 * **Any number of workers.** ``segment=i, total_segments=n`` runs one slice,
   so n processes (or machines, Lambda invocations, a Kubernetes Job with n
   completions) split a table with no coordinator beyond the checkpoint table.
@@ -37,7 +40,7 @@ from . import wire
 from .actions import Action
 from .app_tables import CHECKPOINT_ID, CHECKPOINTS
 from .dumpload import approximate_count, in_threads
-from .exceptions import ConditionFailed, TableNotFound, UniqueViolation
+from .exceptions import ConditionFailed, OutcomeUnknown, TableNotFound, UniqueViolation
 from .expressions import Condition
 from .handle import Handle, get_handle
 from .models import writes
@@ -204,6 +207,16 @@ class _Checkpoints:
             "counts": Result(**{c: int(item[c]["N"]) for c in COUNTS}),
         }
 
+    def records(self, segment: int, last_key: dict[str, Any], counts: Result) -> bool:
+        """Whether the stored checkpoint is the one written with the item at
+        ``last_key`` (one consistent GetItem)."""
+        state = self.read(segment)
+        return (
+            state is not None
+            and state["last_key"] == last_key
+            and state["counts"].changed == counts.changed
+        )
+
     def forget(self, segment: int) -> None:
         self.handle.call("delete_item", TableName=self.table, Key=self.key(segment))
 
@@ -299,6 +312,10 @@ class _Segment:
             tx.commit()
         except (ConditionFailed, UniqueViolation):
             self.counts.conflicts += 1
+        except OutcomeUnknown:
+            if not self.checkpoints.records(self.segment, writes.item_key(meta, item), counts):
+                raise
+            self.counts = counts  # the checkpoint moved with the item: written
         else:
             self.counts = counts
         self.budget.spend(2 * len(tx.actions) * -(-wire.item_size(item) // 1024))

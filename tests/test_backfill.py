@@ -13,9 +13,11 @@ from django.core.management import CommandError, call_command
 
 from dynamo_app import backfill
 from dynamo_app.app_tables import CHECKPOINTS
+from dynamo_app.exceptions import OutcomeUnknown
 from dynamo_app.handle import get_handle
 from dynamo_app.testing import count_requests
 from tests.backfill_support import Article, slugify, touch
+from tests.test_outcomes import Lost
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -84,6 +86,38 @@ def test_a_concurrent_edit_is_a_conflict_never_overwritten(dynamo_db):
     theirs = stored()["a001"]
     assert (theirs.title, theirs.slug, theirs.touched) == ("Theirs", None, 0)
     assert backfill.run(Article, slugify, name="again").changed == 1  # a re-run picks it up
+
+
+@pytest.fixture
+def no_sleep(dynamo_db):
+    dynamo_db.retry.sleep = lambda seconds: None
+    return dynamo_db
+
+
+def test_an_item_whose_answer_was_lost_is_counted_changed_once(no_sleep):
+    """The item + checkpoint transaction applied, its answer lost: where the token
+    answers the repeat it is done; where it is ignored (moto) the repeat fails on
+    our own write, and the checkpoint it carried says it was written."""
+    articles(3)
+    with count_requests() as counter, Lost("TransactWriteItems") as lost:
+        result = backfill.run(Article, touch)
+    assert lost.applied == 1
+    assert (result.seen, result.changed, result.conflicts) == (3, 3, 0)  # not a conflict
+    assert [a.touched for a in stored().values()] == [1, 1, 1]
+    assert counter["TransactWriteItems"] == 4 and counter["GetItem"] <= 2  # + the settling read
+
+
+def test_an_item_whose_outcome_stays_unknown_stops_the_run_and_a_rerun_resumes(no_sleep):
+    articles(3)
+    attempts = no_sleep.settings.retry.max_attempts
+    with Lost("TransactWriteItems", times=attempts, reaches=False) as lost:
+        with pytest.raises(OutcomeUnknown):
+            backfill.run(Article, touch)
+    assert lost.lost == attempts and lost.applied == 0
+    assert [a.touched for a in stored().values()] == [0, 0, 0]  # the checkpoint says: not written
+    result = backfill.run(Article, touch)
+    assert (result.seen, result.changed, result.conflicts) == (3, 3, 0)
+    assert [a.touched for a in stored().values()] == [1, 1, 1]
 
 
 def test_requests_one_transaction_per_changed_item(dynamo_db):

@@ -40,14 +40,15 @@ LOSSES = {
 
 class Lost:
     """The next ``times`` requests of ``operation`` reach the server and are
-    applied; the client gets ``loss`` (an error answer, or a network error)
-    instead of the server's answer. ``then`` runs after each applied request:
-    someone else's write in the window before our retry."""
+    applied (with ``reaches=False``: never reach it); the client gets ``loss``
+    (an error answer, or a network error) instead of the server's answer.
+    ``then`` runs after each applied request: someone else's write in the
+    window before our retry."""
 
-    def __init__(self, operation, loss=SERVER_ERROR, times=1, then=None):
+    def __init__(self, operation, loss=SERVER_ERROR, times=1, then=None, reaches=True):
         self.event = f"before-send.dynamodb.{operation}"
-        self.loss, self.times, self.then = loss, times, then
-        self.applied = 0
+        self.loss, self.times, self.then, self.reaches = loss, times, then, reaches
+        self.lost = self.applied = 0
         self.http = URLLib3Session()
 
     def __enter__(self):
@@ -59,13 +60,15 @@ class Lost:
         self.http.close()
 
     def send(self, request, **kwargs):
-        if self.applied >= self.times:
+        if self.lost >= self.times:
             return None
-        self.applied += 1
-        answer = self.http.send(request)
-        assert answer.status_code == 200, answer.content  # the write really happened
-        if self.then is not None:
-            self.then()
+        self.lost += 1
+        if self.reaches:
+            self.applied += 1
+            answer = self.http.send(request)
+            assert answer.status_code == 200, answer.content  # the write really happened
+            if self.then is not None:
+                self.then()
         if isinstance(self.loss, ClientError):
             return _error_response(self.loss)
         raise self.loss

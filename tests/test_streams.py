@@ -21,6 +21,7 @@ from dynamo_app.streams.consumer import Consumer
 from dynamo_app.streams.records import from_lambda, parse
 from dynamo_app.tables import registry
 from dynamo_app.testing import ENGINE
+from tests.test_outcomes import LOSSES, Lost
 
 
 class Sensor(models.Model):
@@ -190,6 +191,39 @@ def test_the_same_consumer_goes_on_from_the_failed_record(got, failing):
     receivers.disconnect(Sensor, failing)
     assert consumer.round() == 1
     assert events(got) == [("INSERT", None, 12), ("INSERT", None, 13), ("INSERT", None, 13)]
+
+
+@pytest.fixture
+def no_sleep(dynamo_db: Any) -> Any:
+    dynamo_db.retry.sleep = lambda seconds: None
+    return dynamo_db
+
+
+def test_a_checkpoint_whose_answer_was_lost_is_written_and_nothing_comes_twice(got, no_sleep):
+    """A checkpoint is a whole-item put: repeated after a lost answer, applied or not."""
+    for n in (1, 2):
+        Sensor.objects.create(site="a", sensor_id=n, label="x", reading=n)
+    for reaches in (True, False):
+        with Lost("PutItem", LOSSES["read timeout"], reaches=reaches) as lost:
+            out = consume()
+        assert lost.lost == 1 and "Caught up" in out
+        Sensor.objects.create(site="a", sensor_id=3 + reaches, label="x", reading=3 + reaches)
+    consume()
+    assert events(got) == [("INSERT", None, n) for n in (1, 2, 4, 3)]  # each once
+
+
+def test_a_checkpoint_whose_outcome_stays_unknown_stops_and_its_page_comes_again(got, no_sleep):
+    """At least once: the page's records were delivered, its checkpoint may not be
+    stored; the consumer stops saying so, and a restart delivers the page again."""
+    for n in (1, 2):
+        Sensor.objects.create(site="a", sensor_id=n, label="x", reading=n)
+    attempts = no_sleep.settings.retry.max_attempts
+    with Lost("PutItem", times=attempts, reaches=False), pytest.raises(CommandError) as caught:
+        consume()
+    assert "may or may not have been applied" in str(caught.value)
+    assert events(got) == [("INSERT", None, 1), ("INSERT", None, 2)]
+    consume()
+    assert events(got)[2:] == [("INSERT", None, 1), ("INSERT", None, 2)]  # the page again
 
 
 def test_follow_mode_polls_until_interrupted(got, monkeypatch):
