@@ -7,30 +7,38 @@ A line is one item, in the typed JSON form of ``dynamo_app.serialization``::
 
 plus ``"extra"`` (DynamoDB JSON) when the item holds attributes its model does
 not declare, so nothing stored is lost on the way. Dumping reads with a Scan
-the caller asked for by name, optionally in parallel segments; loading decodes
-every line through its model (the same checks a save makes) before anything is
-written, and writes as the model's own batch and transaction paths do:
-whole-item batches for plain models, and for models with unique constraints or
-a ``VersionField`` each item with its locks (and its version as dumped) in
-transactions. A load run again over the same file finds the items it wrote
-and goes on, so an interrupted load is resumed by running it again.
+the caller asked for by name, optionally in parallel segments. Loading reads
+the lines twice: first it checks every line through its model (the checks a
+save makes, and ``full_clean()``), and writes nothing while any line is bad;
+then it writes, in file order, as the model's own batch and transaction paths
+do: whole-item batches for plain models, and for models with unique
+constraints or a ``VersionField`` each item with its locks (and its version as
+dumped) in transactions. A load that stops says which lines are loaded; run
+again over the same file, it finds the items it wrote and goes on.
 """
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
+import io
 import json
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO, cast
+
+from django.core.exceptions import NON_FIELD_ERRORS
 
 from .actions import Action
 from .exceptions import (
     AlreadyExists,
+    DynamoError,
     LoadError,
     TransactionCanceled,
     UniqueViolation,
@@ -167,6 +175,7 @@ class LoadResult:
 
 
 Numbered = tuple[int, "Model"]  # (line number, the instance it holds)
+SHOWN = 20  # bad lines named in a message
 
 
 def load(
@@ -175,55 +184,155 @@ def load(
     skip_invalid: bool = False,
     progress: TextIO | None = None,
     total: int | None = None,
+    source: str = "input",
 ) -> LoadResult:
-    """Validate every line through its model and write the items.
+    """Check every line, then write the items (see the module docstring).
 
-    A line that is not an item its model accepts raises ``LoadError`` with its
-    number (the lines before it are written), or with ``skip_invalid`` is
-    counted in ``invalid``. A unique value already held by another item is
-    such a line too. Items already stored exactly as in the file are counted
-    in ``present``: running a load again resumes it.
+    A line is bad when it is not an item its model accepts: not JSON, an
+    unknown model or field, a value a save refuses, or what ``full_clean()``
+    refuses (``choices``, ``validators``, the model's ``clean()``; an empty
+    value is judged as ``save()`` judges it, by ``null``, since ``blank`` is
+    what a form may leave empty). While any line is bad nothing is written:
+    ``LoadError`` names each (``source``, line, field, problem); with
+    ``skip_invalid`` they are counted in ``invalid`` and the rest is written.
+
+    A line the write itself refuses (a unique value another item holds, its
+    key stored with other values) stops the load there, or is skipped too. A
+    failed write (throttling that never eased, an answer lost) stops it with a
+    ``LoadError`` saying which lines are loaded and which are not known to be.
+    Items already stored exactly as in the file count as ``present``: running
+    the load again resumes it.
     """
+    with _replayable(lines) as replay:
+        return _load(replay, skip_invalid, progress, total, source)
+
+
+def _load(
+    replay: Callable[[], Iterable[str]],
+    skip_invalid: bool,
+    progress: TextIO | None,
+    total: int | None,
+    source: str,
+) -> LoadResult:
     result = LoadResult()
     started = time.monotonic()
-    meter = Progress(progress, "load", total=total) if progress is not None else None
     models = {m._meta.label: m for m in registered_models()}
-    pending: dict[type[Model], list[Numbered]] = {}
-
-    def bad(number: int, problem: str) -> None:
-        if not skip_invalid:
-            raise LoadError(
-                f"line {number}: {problem} Nothing of this line was written (the lines before "
-                "it were). Fix it, or pass --skip-invalid to count and skip such lines.",
-                line=number,
-            )
-        result.invalid.append(number)
-
-    def flush(model: type[Model]) -> None:
-        batch = pending.pop(model, [])
-        for number, problem in _write(model, batch, result):
-            bad(number, problem)
-        if meter is not None:
-            meter.add(len(batch))
-
-    for number, text in enumerate(lines, 1):
-        if not text.strip():
-            continue
+    problems: list[tuple[int, str]] = []
+    good = 0
+    for number, text in _numbered(replay()):
         try:
-            model, obj = _parse(text, models)
+            _parse(text, models)
         except (ValueError, ValidationError) as exc:
-            bad(number, _problem(exc))
-            continue
-        batch = pending.setdefault(model, [])
-        batch.append((number, obj))
-        if len(batch) >= (PLAIN_BATCH if not _guarded(model) else MAX_ACTIONS // 2):
-            flush(model)
-    for model in list(pending):
-        flush(model)
+            problems.append((number, _problem(exc)))
+        else:
+            good += 1
+    if problems and not skip_invalid:
+        shown = "; ".join(f"line {n}: {problem}" for n, problem in problems[:SHOWN])
+        more = f"; and {len(problems) - SHOWN} more" if len(problems) > SHOWN else ""
+        raise LoadError(
+            f"{source}: {len(problems)} line(s) cannot be loaded, so nothing was written. "
+            f"{shown}{more}. Fix them, or pass --skip-invalid to load the other lines.",
+            line=problems[0][0],
+            problems=problems,
+        )
+    result.invalid = [n for n, _ in problems]
+    meter = Progress(progress, "load", total=total or good) if progress is not None else None
+    writer = _Loader(result, skip_invalid, source, meter)
+    skip = set(result.invalid)
+    for number, text in _numbered(replay()):
+        if number not in skip:
+            writer.add(number, *_parse(text, models))
+    writer.flush()
     if meter is not None:
         meter.close()
     result.seconds = time.monotonic() - started
     return result
+
+
+class _Loader:
+    """Writes checked lines in file order, a batch of one model at a time, so a
+    load that stops can say exactly which lines are loaded."""
+
+    def __init__(
+        self, result: LoadResult, skip_invalid: bool, source: str, meter: Progress | None
+    ) -> None:
+        self.result = result
+        self.skip_invalid = skip_invalid
+        self.source = source
+        self.meter = meter
+        self.model: type[Model] | None = None
+        self.batch: list[Numbered] = []
+
+    def add(self, number: int, model: type[Model], obj: Model) -> None:
+        if model is not self.model:
+            self.flush()
+            self.model = model
+        self.batch.append((number, obj))
+        if len(self.batch) >= (PLAIN_BATCH if not _guarded(model) else MAX_ACTIONS // 2):
+            self.flush()
+
+    def flush(self) -> None:
+        batch, self.batch = self.batch, []
+        if not batch or self.model is None:
+            return
+        result = self.result
+        first, last = batch[0][0], batch[-1][0]
+        try:
+            for number, problem in _write(self.model, batch, result):
+                if not self.skip_invalid:
+                    raise LoadError(
+                        f"{self.source} line {number}: {problem} It was not written, nor was "
+                        f"any line after it; the lines before it are loaded ({self.done()}). "
+                        "Fix it and run the load again: the items already loaded are "
+                        "recognised.",
+                        line=number,
+                    )
+                result.invalid.append(number)
+        except LoadError:
+            raise
+        except DynamoError as exc:
+            raise LoadError(
+                f"{self.source}: writing lines {first}-{last} ({self.model.__name__}) failed: "
+                f"{exc} The lines before line {first} are loaded ({self.done()}); lines "
+                f"{first}-{last} are not known to be; no line after {last} was sent. Run the "
+                "load again to finish it: the items already loaded are recognised.",
+                line=first,
+            ) from exc
+        if self.meter is not None:
+            self.meter.add(len(batch))
+
+    def done(self) -> str:
+        return f"{self.result.loaded:,} written, {self.result.present:,} found already there"
+
+
+def _numbered(lines: Iterable[str]) -> Iterator[tuple[int, str]]:
+    """The non-blank lines with their 1-based numbers."""
+    for number, text in enumerate(lines, 1):
+        if text.strip():
+            yield number, text
+
+
+@contextmanager
+def _replayable(lines: Iterable[str]) -> Iterator[Callable[[], Iterable[str]]]:
+    """A way to read ``lines`` again from where they start: a list as is, a
+    seekable file by seeking back, anything else (stdin) kept in a temporary file."""
+    if isinstance(lines, Sequence):
+        yield lambda: lines
+        return
+    with contextlib.ExitStack() as stack:
+        if not (isinstance(lines, io.IOBase) and lines.seekable()):
+            spool = stack.enter_context(tempfile.TemporaryFile("w+", encoding="utf-8"))
+            spool.writelines(line if line.endswith("\n") else line + "\n" for line in lines)
+            spool.seek(0)
+            lines = spool
+        file = cast(TextIO, lines)
+        start = file.tell()
+
+        def again() -> Iterable[str]:
+            file.seek(start)
+            return file
+
+        yield again
 
 
 def load_fixture(*paths: str | Path, skip_invalid: bool = False) -> LoadResult:
@@ -232,7 +341,7 @@ def load_fixture(*paths: str | Path, skip_invalid: bool = False) -> LoadResult:
     result = LoadResult()
     for path in paths:
         with open(path, encoding="utf-8") as lines:
-            done = load(lines, skip_invalid=skip_invalid)
+            done = load(lines, skip_invalid=skip_invalid, source=str(path))
         result.loaded += done.loaded
         result.present += done.present
         result.invalid += done.invalid
@@ -240,12 +349,23 @@ def load_fixture(*paths: str | Path, skip_invalid: bool = False) -> LoadResult:
 
 
 def _problem(exc: Exception) -> str:
-    text = str(exc.messages[0]) if isinstance(exc, ValidationError) else str(exc)
+    """What is wrong with a line, each bad field named."""
+    if isinstance(exc, ValidationError) and hasattr(exc, "error_dict"):
+        parts = []
+        for name, errors in exc.error_dict.items():
+            where = "" if name == NON_FIELD_ERRORS else f"field {name}: "
+            parts.append(where + " ".join(m for e in errors for m in e.messages))
+        text = "; ".join(parts)
+    elif isinstance(exc, ValidationError):
+        text = str(exc.messages[0])
+    else:
+        text = str(exc)
     return text if text.endswith(".") else text + "."
 
 
 def _parse(text: str, models: dict[str, type[Model]]) -> tuple[type[Model], Model]:
-    """The model and the unsaved instance of one line, checked as a save checks it."""
+    """The model and the unsaved instance of one line, checked as a save checks it
+    and by ``full_clean()`` (empty values left to ``null``, unique values to the write)."""
     try:
         line = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -274,6 +394,8 @@ def _parse(text: str, models: dict[str, type[Model]]) -> tuple[type[Model], Mode
     obj = model(**values)
     obj._state.extra = wire_extra
     model._meta.check_size(model._meta.encode(obj))
+    empty = [f.name for f in model._meta.fields if f.is_empty(obj.__dict__[f.name])]
+    obj.full_clean(exclude=empty, validate_unique=False)
     return model, obj
 
 

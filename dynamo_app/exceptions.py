@@ -142,12 +142,17 @@ class StoredValueError(DynamoError, ValueError):
 
 
 class LoadError(DynamoError, ValueError):
-    """A line of a ``dynamo_load`` file cannot be loaded; ``line`` is its number
-    (1-based). Nothing of that line was written; the lines before it were."""
+    """A ``dynamo_load`` file cannot be loaded, or stopped loading: ``line`` is the
+    (1-based) number of the first line concerned, ``problems`` every bad line found
+    before anything was written, as ``(line, problem)``. The message says which
+    lines are loaded."""
 
-    def __init__(self, message: str, *, line: int) -> None:
+    def __init__(
+        self, message: str, *, line: int, problems: list[tuple[int, str]] | None = None
+    ) -> None:
         super().__init__(message)
         self.line = line
+        self.problems = problems or []
 
 
 class QueryError(DynamoError, ValueError):

@@ -6,7 +6,10 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
+from botocore.awsrequest import AWSResponse
+from django.core.exceptions import ValidationError as DjangoValidationError
 from django.core.management import CommandError, call_command
+from django.core.validators import MaxValueValidator
 
 from dynamo_app import models
 from dynamo_app.dumpload import load, load_fixture, record
@@ -16,6 +19,8 @@ from dynamo_app.integrity import check_unique
 from dynamo_app.progress import Progress
 from dynamo_app.testing import count_requests
 from dynamo_app.unique import LOCK_TABLE
+from tests.test_outcomes import Lost
+from tests.test_retry import _Raw
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -42,6 +47,20 @@ class Note(models.Model):
 
     class Meta:
         table_name = "dl_note"
+
+
+class Review(models.Model):
+    review_id = models.StringField(partition_key=True)
+    stars = models.IntegerField(validators=[MaxValueValidator(5)])
+    kind = models.StringField(choices=[("book", "Book"), ("film", "Film")])
+    text = models.StringField(null=True)
+
+    class Meta:
+        table_name = "dl_review"
+
+    def clean(self):
+        if self.stars < 2 and not self.text:
+            raise DjangoValidationError({"text": "A low rating needs a text."})
 
 
 def scan(model):
@@ -140,6 +159,113 @@ def test_a_bad_line_stops_the_load_with_its_number(dynamo_db):
     assert result.invalid == [2, 3] and result.loaded == 2
     with pytest.raises(CommandError, match="line 2"):
         call_command("dynamo_load", "-", stdin=io.StringIO(f"{good}\n{{}}\n"))
+
+
+def review(review_id, stars, kind="book", text=None):
+    return json.dumps(record(Review(review_id=review_id, stars=stars, kind=kind, text=text)))
+
+
+def test_an_invalid_file_loads_nothing_and_names_every_bad_line_and_field(dynamo_db, tmp_path):
+    """full_clean() on every line first (validators, choices, the model's clean()):
+    before, these lines were stored as they were."""
+    lines = [
+        review("r1", 4),
+        review("r2", 9),  # over the validator's 5
+        review("r3", 3, kind="song"),  # not a choice
+        review("r4", 1),  # the model's clean(): a low rating needs a text
+        review("r5", 1, text="dull"),
+    ]
+    with count_requests() as counter, pytest.raises(LoadError) as error:
+        load(line for line in lines)  # read twice: a generator is kept to be read again
+    assert counter.total == 0 and list(Review.objects.scan()) == []
+    assert error.value.line == 2 and [n for n, _ in error.value.problems] == [2, 3, 4]
+    message = str(error.value)
+    assert "3 line(s) cannot be loaded, so nothing was written" in message
+    assert "line 2: field stars: Ensure this value is less than or equal to 5." in message
+    assert "line 3: field kind: Value 'song' is not a valid choice." in message
+    assert "line 4: field text: A low rating needs a text." in message
+    path = tmp_path / "reviews.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(CommandError, match=f"^{path}: 3 line"):
+        call_command("dynamo_load", str(path), stderr=io.StringIO())
+
+    result = load(lines, skip_invalid=True)
+    assert (result.loaded, result.invalid) == (2, [2, 3, 4])
+    assert sorted(r.review_id for r in Review.objects.scan()) == ["r1", "r5"]
+
+
+def test_an_empty_value_is_judged_by_null_not_blank(dynamo_db):
+    """A None in a null=True field is stored data (save() wrote it), not a form
+    left blank: it loads, as it was dumped."""
+    assert load([review("r1", 4, text=None)]).loaded == 1
+    assert Review.objects.get(review_id="r1").text is None
+
+
+def test_a_refused_line_stops_the_load_with_every_line_before_it_loaded(dynamo_db):
+    """Lines are written in file order: before, a batch of another model still
+    waiting was left unwritten while the error said the lines before were."""
+    Member.objects.create(club="c", member_id="taken", name="T", number=49)
+    lines = [json.dumps(record(Note(note_id="n1", body="b")))]  # line 1, another model
+    members = [Member(club="c", member_id=f"m{i}", name="n", number=i) for i in range(50)]
+    lines += [json.dumps(record(m)) for m in members]  # lines 2-51, a batch of 50
+    with pytest.raises(LoadError) as error:
+        load(lines)
+    assert error.value.line == 51 and "number=49 is already taken" in str(error.value)
+    assert "the lines before it are loaded (50 written" in str(error.value)
+    assert Note.objects.get(note_id="n1").body == "b"
+    assert len(list(Member.objects.filter(club="c"))) == 50  # m0..m48 and the holder
+
+
+class Unprocessed:
+    """BatchWriteItem answered with everything unprocessed (DynamoDB throttling
+    the batch), after the first ``after`` requests went through."""
+
+    def __init__(self, after):
+        self.after, self.seen = after, 0
+
+    def __enter__(self):
+        get_handle().client.meta.events.register(
+            "before-send.dynamodb.BatchWriteItem", self.send, unique_id="unprocessed"
+        )
+        return self
+
+    def __exit__(self, *exc):
+        get_handle().client.meta.events.unregister(
+            "before-send.dynamodb.BatchWriteItem", unique_id="unprocessed"
+        )
+
+    def send(self, request, **kwargs):
+        self.seen += 1
+        if self.seen <= self.after:
+            return None
+        body = json.dumps({"UnprocessedItems": json.loads(request.body)["RequestItems"]})
+        headers = {"Content-Type": "application/x-amz-json-1.0"}
+        return AWSResponse("http://127.0.0.1", 200, headers, _Raw(body.encode()))
+
+
+def test_a_load_stopped_by_throttling_says_which_lines_are_loaded(dynamo_db):
+    dynamo_db.retry.sleep = lambda seconds: None
+    lines = [json.dumps(record(Note(note_id=f"n{i:03d}", body="b"))) for i in range(150)]
+    with Unprocessed(after=4), pytest.raises(LoadError) as error:  # 4 requests: lines 1-100
+        load(lines, source="notes.jsonl")
+    message = str(error.value)
+    assert error.value.line == 101 and "BatchIncomplete" not in message
+    assert "notes.jsonl: writing lines 101-150 (Note) failed" in message
+    assert "still unprocessed after 5 rounds" in message
+    assert "The lines before line 101 are loaded (100 written, 0 found already there)" in message
+    assert "lines 101-150 are not known to be; no line after 150 was sent" in message
+    assert len(list(Note.objects.scan())) == 100
+    assert load(lines).loaded == 150  # run again: whole-item puts, the same items
+    assert len(list(Note.objects.scan())) == 150
+
+
+def test_a_lost_answer_mid_load_is_loaded_not_found_already_there(dynamo_db):
+    dynamo_db.retry.sleep = lambda seconds: None
+    members = [Member(club="c", member_id=f"m{i}", name="n", number=i) for i in range(10)]
+    with Lost("TransactWriteItems"):
+        result = load([json.dumps(record(m)) for m in members])
+    assert (result.loaded, result.present) == (10, 0)
+    assert check_unique().clean and len(locks()) == 10
 
 
 def test_a_taken_unique_value_is_a_bad_line(dynamo_db):

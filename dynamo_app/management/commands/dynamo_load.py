@@ -14,10 +14,11 @@ from dynamo_app.exceptions import DynamoError
 class Command(BaseCommand):
     help = (
         "Load a dynamo_dump file (- for stdin): every line is checked through its model "
-        "before anything of it is written; items are written in batches, and those of "
-        "models with unique constraints together with their locks. A bad line stops the "
-        "load with its line number, or with --skip-invalid is counted and skipped. Run it "
-        "again to resume: items already loaded are recognised and counted."
+        "(and full_clean()) before anything is written, and a file with a bad line loads "
+        "nothing: each bad line is named, or with --skip-invalid counted and skipped. Items "
+        "are written in file order, in batches, and those of models with unique constraints "
+        "together with their locks. A load that stops says which lines are loaded; run it "
+        "again to resume: items already loaded are recognised."
     )
 
     stealth_options = ("stdin",)
@@ -33,12 +34,10 @@ class Command(BaseCommand):
         try:
             if file == "-":
                 stdin = options.get("stdin") or sys.stdin
-                result = load(stdin, skip_invalid=skip_invalid, progress=progress)
+                result = load(stdin, skip_invalid=skip_invalid, progress=progress, source="stdin")
             else:
                 with open(file, encoding="utf-8") as lines:
-                    total = sum(1 for line in lines if line.strip())
-                    lines.seek(0)
-                    result = load(lines, skip_invalid=skip_invalid, progress=progress, total=total)
+                    result = load(lines, skip_invalid=skip_invalid, progress=progress, source=file)
         except (DynamoError, OSError) as exc:
             raise CommandError(str(exc)) from exc
         rate = (result.loaded + result.present) / result.seconds if result.seconds else 0
