@@ -5,9 +5,12 @@ the model side read from our own ``_meta`` (Django's ``BaseModelForm``
 reads an ORM ``Options`` throughout). What differs from Django's ModelForm,
 because DynamoDB decides at write time:
 
-* ``is_valid()`` sends no request: it runs the form's checks and the
-  model's ``full_clean()`` without ``validate_unique()``. A taken unique
-  value, a taken key or a stale version is found by the conditional write.
+* ``is_valid()`` runs the form's checks and the model's ``full_clean()``,
+  whose ``validate_unique()`` reads the lock of a unique value the instance
+  does not hold yet (one consistent GetItem; nothing when no unique value is
+  new): a taken value is an error on its field then, as in Django. The write
+  stays the guarantee: a value claimed between ``is_valid()`` and ``save()``,
+  a taken key or a stale version is found by the conditional write.
 * ``save()`` turns those refusals into form errors (``refusals()``) and
   returns ``None`` instead of a 500; so does any write of your own inside
   ``with form.refusals():``.
@@ -37,7 +40,8 @@ from .exceptions import AlreadyExists, DoesNotExist, StaleObjectError, UniqueVio
 from .exceptions import ValidationError as StoreValidationError
 from .models import fields as model_fields
 from .models.base import Model
-from .models.validation import unique_error
+from .models.validation import taken_constraints, unique_error
+from .unique import LockTaken
 
 __all__ = [
     "BaseModelForm",
@@ -343,7 +347,7 @@ class BaseModelForm(forms.BaseForm, Generic[M]):
         names = self.instance._meta.fields_by_name
         return [name for name in self.base_fields if name in names]
 
-    # --- validation: the form's, then the model's (no request)
+    # --- validation: the form's, then the model's (a lock read for a new unique value)
 
     def _post_clean(self) -> None:
         meta = self.instance._meta
@@ -363,6 +367,19 @@ class BaseModelForm(forms.BaseForm, Generic[M]):
             self.instance.full_clean(exclude=exclude, validate_unique=False)
         except DjangoValidationError as exc:
             self._update_errors(exc)
+        self.validate_unique()
+
+    def validate_unique(self) -> None:
+        """As Django's: a unique value another item holds is an error now, on its
+        field (``unique_error()``, as when the write refuses it). Its lock is read
+        with one consistent GetItem, none for values the instance was read with;
+        the values are those the write will claim, a scope not on the form (the
+        key) included. Override it to skip the read: the write is the guarantee."""
+        instance = self.instance
+        for constraint in taken_constraints(instance, exclude=set(self.errors)):
+            refusal = LockTaken(constraint, constraint.values_of(instance.__dict__))(None, 0)
+            assert isinstance(refusal, UniqueViolation)  # the write's own error for it
+            self.add_error(None, self.unique_error(refusal))
 
     def _update_errors(self, errors: DjangoValidationError) -> None:
         """Model errors onto the form: each on its field if shown, else above the form;

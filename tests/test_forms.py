@@ -179,16 +179,18 @@ def test_meta_options_and_no_request_to_validate(dynamo_requests):
 
 def test_create_and_every_refusal_is_a_form_error(dynamo_db, dynamo_requests):
     form = add()
-    assert form.is_valid() and dynamo_requests.total == 0
+    assert form.is_valid() and dict(dynamo_requests) == {"GetItem": 1}  # number 7's lock: free
     ann = form.save()
     assert (
         ann.version == 1 and Player.objects.get(team_id="t1", player_id="p1").player_name == "Ann"
     )
     assert dynamo_requests["TransactWriteItems"] == 1  # the player and its number's lock
 
-    taken = add(player_id="p2", player_name="Bo")
-    assert taken.is_valid() and taken.save() is None  # UniqueViolation: no 500
-    assert taken.errors == {"uniform_number": ["Number 7 is taken."]}
+    taken = add(player_id="p2", player_name="Bo", uniform_number=9)
+    assert taken.is_valid()
+    Player.objects.create(team_id="t1", player_id="p3", player_name="Cy", uniform_number=9)
+    assert taken.save() is None  # claimed since is_valid(): UniqueViolation, no 500
+    assert taken.errors == {"uniform_number": ["Number 9 is taken."]}
     assert isinstance(taken.refusal, UniqueViolation)
 
     again = add(uniform_number=8)
@@ -273,11 +275,35 @@ def test_an_edit_of_an_item_deleted_meanwhile_is_a_form_error(dynamo_db):
     }
 
 
+def test_a_taken_unique_value_is_a_field_error_at_is_valid(dynamo_db):
+    """As Django's ModelForm: one consistent GetItem of the value's lock; a value
+    the instance already holds is not read."""
+    Player.objects.create(team_id="t1", player_id="p1", player_name="Ann", uniform_number=7)
+    with count_requests() as requests:
+        taken = add(player_id="p2", player_name="Bo")
+        assert not taken.is_valid()
+    assert taken.errors == {"uniform_number": ["Number 7 is taken."]}
+    assert dict(requests) == {"GetItem": 1} and requests.calls[0][1]["ConsistentRead"] is True
+
+    Form = modelform_factory(Player, fields=["player_name", "uniform_number"])
+    ann = Player.objects.get(team_id="t1", player_id="p1")
+    with count_requests() as requests:
+        assert Form(
+            {"player_name": "Annie", "uniform_number": 7, "version": 1}, instance=ann
+        ).is_valid()
+    assert requests.total == 0  # her own number, as read: nothing to ask
+    Player.objects.create(team_id="t1", player_id="p2", player_name="Bo", uniform_number=8)
+    edit = Form({"player_name": "Ann", "uniform_number": 8, "version": 1}, instance=ann)
+    message = "Player with this Uniform number already exists."
+    assert not edit.is_valid() and edit.errors == {"uniform_number": [message]}
+
+
 def test_refusals_wraps_a_write_of_your_own(dynamo_db):
     Player.objects.create(team_id="t1", player_id="p1", player_name="Ann", uniform_number=7)
-    form = add(player_id="p2")
+    form = add(player_id="p2", uniform_number=8)
     assert form.is_valid()
     player = form.save(commit=False)
+    player.uniform_number = 7
     with form.refusals():
         Player.objects.create(**{f.name: getattr(player, f.name) for f in Player._meta.fields})
         pytest.fail("the create is refused")

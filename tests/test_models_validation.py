@@ -176,25 +176,26 @@ def abstract_model(name, **fields):
 # --- validate_unique: the lock table, one request
 
 
-def test_validate_unique_reads_the_locks_in_one_request(dynamo_db):
+def test_validate_unique_reads_a_lock_in_one_request(dynamo_db):
     alice = Player.objects.create(team_id="t1", player_name="Alice", uniform_number=18)
     with count_requests() as requests:
-        alice.validate_unique()  # her own lock
+        alice.validate_unique()  # the value she was written with: her own lock, not read
         bob = Player(team_id="t1", player_name="Bob", uniform_number=18)
         with pytest.raises(ValidationError) as caught:
             bob.full_clean()
     assert caught.value.message_dict == {
         "uniform_number": ["Player with this Uniform number already exists."]
     }
-    assert dict(requests) == {"BatchGetItem": 2}
-    (table,) = requests.calls[-1][1]["RequestItems"].values()
-    assert table["ConsistentRead"] is True and len(table["Keys"]) == 1
+    assert dict(requests) == {"GetItem": 1}
+    assert requests.calls[-1][1]["ConsistentRead"] is True
 
     with count_requests() as requests:
         Player(team_id="t2", player_name="Bob", uniform_number=18).validate_unique()  # other team
         bob.full_clean(validate_unique=False)
         bob.full_clean(exclude=["uniform_number"])
-    assert dict(requests) == {"BatchGetItem": 1}
+        alice.uniform_number = 19
+        alice.validate_unique()  # a value she does not hold yet: asked
+    assert dict(requests) == {"GetItem": 2}
 
 
 def test_validate_unique_is_skipped_for_a_field_that_failed(dynamo_db, dynamo_requests):

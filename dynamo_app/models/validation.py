@@ -5,11 +5,12 @@ needs (types, sizes, keys) before any request, always; ``full_clean()`` adds
 what the project declares (``blank``, ``choices``, ``validators``, its own
 ``clean()``) and reports every bad field at once, for forms and APIs.
 
-``validate_unique()`` reads the lock table (one strongly consistent
-BatchGetItem for all of the instance's constraints; none when it has no
-value to check). It tells a form early that a value is taken, but only the
-transaction at save time guarantees it: a value free now can be claimed
-before the save, which then raises ``UniqueViolation``.
+``validate_unique()`` reads the locks of the values the instance does not
+hold yet (a strongly consistent GetItem for one, one BatchGetItem for
+several; none when every value is as read, or empty). It tells a form early
+that a value is taken, but only the transaction at save time guarantees it: a
+value free now can be claimed before the save, which then raises
+``UniqueViolation``.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from ..exceptions import BatchIncomplete, QueryError, ValidationError
 from ..handle import get_handle
 from ..unique import LOCK_TABLE, Unique, owner_id
 from .fields import Field
+from .writes import stored_values, unique_fields
 
 if TYPE_CHECKING:
     from .base import Model
@@ -80,8 +82,21 @@ def full_clean(
 def validate_unique(obj: Model, exclude: Collection[str] | None = None) -> None:
     """Whether another item holds one of this instance's unique values (see the
     module docstring for what it costs and what it cannot promise)."""
+    taken = taken_constraints(obj, exclude)
+    if taken:
+        errors: ErrorDict = {}
+        for constraint in taken:
+            target = constraint.fields[0] if len(constraint.fields) == 1 else NON_FIELD_ERRORS
+            errors.setdefault(target, []).append(unique_error(obj, constraint))
+        raise ValidationError(errors, model=obj._meta.object_name)
+
+
+def taken_constraints(obj: Model, exclude: Collection[str] | None = None) -> list[Unique]:
+    """The constraints whose value, as the instance holds it now, another item
+    holds: the locks of the values it was not read with, read strongly consistent."""
     meta = obj._meta
     skip = set(exclude or ())
+    held = stored_values(obj, unique_fields(obj)) or {}
     locks: dict[str, Unique] = {}
     for constraint in meta.unique:
         if skip.isdisjoint(constraint.all_fields):
@@ -89,28 +104,19 @@ def validate_unique(obj: Model, exclude: Collection[str] | None = None) -> None:
                 lock = constraint.lock_id(obj.__dict__)
             except ValidationError:
                 continue  # a value that cannot be stored: clean_fields() says so
-            if lock is not None:
-                locks[lock] = constraint
+            if lock is not None and (not held or lock != constraint.lock_id(held)):
+                locks[lock] = constraint  # not the value it was read with: ask
     if not locks:
-        return
+        return []
     try:
         mine: str | None = owner_id(meta.key_of(obj.__dict__))
     except (QueryError, ValidationError):
         mine = None  # no valid key yet: no lock can be this item's
-    handle = get_handle()
-    table = handle.table_name(LOCK_TABLE)
-    request = {table: {"Keys": [{LOCK_ID: {"S": lock}} for lock in locks], "ConsistentRead": True}}
-    taken: list[Unique] = []
-    for response in handle.until_processed("batch_get_item", request, _incomplete):
-        for item in response.get("Responses", {}).get(table, []):
-            if item.get("owner", {}).get("S") != mine:
-                taken.append(locks[item[LOCK_ID]["S"]])
-    if taken:
-        errors: ErrorDict = {}
-        for constraint in taken:
-            target = constraint.fields[0] if len(constraint.fields) == 1 else NON_FIELD_ERRORS
-            errors.setdefault(target, []).append(unique_error(obj, constraint))
-        raise ValidationError(errors, model=meta.object_name)
+    return [
+        locks[item[LOCK_ID]["S"]]
+        for item in _read(list(locks))
+        if item.get("owner", {}).get("S") != mine
+    ]
 
 
 def unique_error(obj: Model, constraint: Unique) -> DjangoValidationError:
@@ -128,6 +134,20 @@ def unique_error(obj: Model, constraint: Unique) -> DjangoValidationError:
     if len(fields) == 1:
         message = fields[0].error_messages["unique"]
     return DjangoValidationError(message, code=code, params=params)
+
+
+def _read(locks: list[str]) -> list[dict[str, Any]]:
+    """The lock items that exist, read strongly consistent: one GetItem, or one
+    BatchGetItem for several."""
+    handle = get_handle()
+    table = handle.table_name(LOCK_TABLE)
+    keys = [{LOCK_ID: {"S": lock}} for lock in locks]
+    if len(keys) == 1:
+        item = handle.call("get_item", TableName=table, Key=keys[0], ConsistentRead=True)
+        return [item["Item"]] if "Item" in item else []
+    request = {table: {"Keys": keys, "ConsistentRead": True}}
+    responses = handle.until_processed("batch_get_item", request, _incomplete)
+    return [item for r in responses for item in r.get("Responses", {}).get(table, [])]
 
 
 def _incomplete(request: dict[str, Any], rounds: int) -> Exception:

@@ -188,7 +188,7 @@ def send(actions: list[Action], *, idempotency_key: str | None = None, **extra: 
     return response
 
 
-def _stored_values(obj: Model, names: Iterable[str]) -> dict[str, Any] | None:
+def stored_values(obj: Model, names: Iterable[str]) -> dict[str, Any] | None:
     """The values of ``names`` as last read or written, or None when unknown
     (a new instance, or a partial read that did not include them)."""
     stored = obj._state.stored
@@ -369,7 +369,7 @@ def save_actions(obj: Model, condition: Condition | None = None) -> list[Action]
     if meta.unique and obj._state.stored is None:
         return create_actions(obj, condition)
     names = unique_fields(obj)
-    old = _stored_values(obj, names) or {}
+    old = stored_values(obj, names) or {}
     version = _next_version(obj)
     params = _put_params(
         obj, all_present(condition, _version_condition(obj), holds(old)), version=version
@@ -508,7 +508,7 @@ def update_actions(
     old: dict[str, Any] = {}
     locks: list[Action] = []
     if touched:
-        known = _stored_values(obj, names)
+        known = stored_values(obj, names)
         if known is None:
             raise WriteError(
                 f"{meta.object_name} {obj.key}: changing a unique value needs the values it "
@@ -554,7 +554,7 @@ def delete_actions(obj: Model, condition: Condition | None = None) -> list[Actio
     """The item and every lock it holds, conditioned on still holding them."""
     meta = obj._meta
     names = unique_fields(obj)
-    old = _stored_values(obj, names)
+    old = stored_values(obj, names)
     if old is None:  # never read: the locks of the values it believes in
         old = {name: obj.__dict__[name] for name in names}
     params = _key_params(obj, all_present(condition, _version_condition(obj), holds(old)))

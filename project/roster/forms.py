@@ -70,3 +70,8 @@ class AddPlayerForm(PlayerForm):
     form twice (a double click, a reload, a retry) adds the player once."""
 
     idempotency_key = forms.UUIDField(widget=forms.HiddenInput, initial=uuid.uuid4)
+
+    def validate_unique(self) -> None:
+        """Not at is_valid(): a form sent twice would find its own first player's
+        number taken. The write decides: the same key is "sent twice", a number
+        taken by someone else is refused by the transaction (unique_error)."""
