@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import contextlib
+import gc
+import os
 import statistics
 import subprocess
 import sys
@@ -42,8 +44,76 @@ class Section:
         return "\n".join(lines) + "\n"
 
 
+def load_average() -> str:
+    """The 1-minute load average: how busy the shared machine was."""
+    return f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
+
+
 def ratio(value: float, base: float) -> str:
     return f"{value / base:.2f}x"
+
+
+SPREAD = "the interquartile range of the rounds' ratios, min-max under four rounds"
+
+
+@dataclass(frozen=True)
+class Timings:
+    """One interleaved run: each candidate's chunk times, round by round (seconds)."""
+
+    times: dict[str, list[float]]
+
+    def median(self, name: str) -> float:
+        return statistics.median(self.times[name])
+
+    def ratios(self, name: str, reference: str) -> list[float]:
+        """``name``'s time over ``reference``'s in each round: time-adjacent pairs,
+        so a change of load on a shared machine cancels out of each ratio."""
+        return [a / b for a, b in zip(self.times[name], self.times[reference], strict=True)]
+
+    def ratio(self, name: str, reference: str) -> str:
+        """The median ratio and, in brackets, its spread (``SPREAD``)."""
+        ratios = self.ratios(name, reference)
+        if len(ratios) >= 4:
+            low, _, high = statistics.quantiles(ratios, n=4)
+        else:
+            low, high = min(ratios), max(ratios)
+        return f"{statistics.median(ratios):.2f}x ({low:.2f}-{high:.2f})"
+
+
+def measure(
+    chunks: dict[str, Callable[[], Any]],
+    *,
+    rounds: int,
+    clock: Callable[[], float] = time.process_time,
+) -> Timings:
+    """Time each candidate's chunk of work ``rounds`` times, interleaved chunk by chunk.
+
+    Honest on a loaded, garbage-collected interpreter: every chunk starts on a
+    freshly collected heap and runs with the collector off, so no candidate pays
+    for another's garbage (collected between chunks, untimed); the order rotates
+    each round, so no candidate always runs first or after the same neighbour;
+    and a round's chunks run back to back, so ``Timings.ratios`` compares
+    time-adjacent work. What a chunk returns is freed outside the timing. CPU
+    time of this process by default."""
+    for chunk in chunks.values():
+        chunk()  # warm up: caches, first-use imports, connections
+    names = list(chunks)
+    times: dict[str, list[float]] = {name: [] for name in names}
+    for round_ in range(rounds):
+        shift = round_ % len(names)
+        for name in names[shift:] + names[:shift]:
+            chunk = chunks[name]
+            gc.collect()
+            gc.disable()
+            try:
+                start = clock()
+                result = chunk()
+                elapsed = clock() - start
+            finally:
+                gc.enable()
+            del result
+            times[name].append(elapsed)
+    return Timings(times)
 
 
 def compare(
@@ -52,17 +122,9 @@ def compare(
     repeat: int,
     clock: Callable[[], float] = time.process_time,
 ) -> dict[str, float]:
-    """Median time of each function, the runs interleaved so that a load change
-    on a shared machine hits every contender alike. CPU time by default."""
-    times: dict[str, list[float]] = {name: [] for name in functions}
-    for function in functions.values():
-        function()  # warm up: caches, first-use imports, connections
-    for _ in range(repeat):
-        for name, function in functions.items():
-            start = clock()
-            function()
-            times[name].append(clock() - start)
-    return {name: statistics.median(values) for name, values in times.items()}
+    """Median time of each function over ``repeat`` interleaved rounds (``measure``)."""
+    timings = measure(functions, rounds=repeat, clock=clock)
+    return {name: timings.median(name) for name in functions}
 
 
 @contextlib.contextmanager
