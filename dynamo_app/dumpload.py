@@ -393,7 +393,7 @@ def _parse(text: str, models: dict[str, type[Model]]) -> tuple[type[Model], Mode
     values = {name: value_from_json(fields[name], v) for name, v in line["fields"].items()}
     obj = model(**values)
     obj._state.extra = wire_extra
-    model._meta.check_size(model._meta.encode(obj))
+    model._meta.encode_checked(obj)
     empty = [f.name for f in model._meta.fields if f.is_empty(obj.__dict__[f.name])]
     obj.full_clean(exclude=empty, validate_unique=False)
     return model, obj

@@ -239,7 +239,7 @@ def from_dict(model: type[M], data: dict[str, Any]) -> M:
             field=unknown[0],
         )
     obj = model(**{name: value_from_json(fields[name], v) for name, v in data.items()})
-    model._meta.check_size(model._meta.encode(obj))
+    model._meta.encode_checked(obj)
     return obj
 
 

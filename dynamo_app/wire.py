@@ -132,10 +132,90 @@ _ENCODERS: dict[type, Callable[[Any], dict[str, Any]]] = {
 }
 
 
+def encode_common(value: Any, sized: bool, depth: int = 1) -> tuple[dict[str, Any], int] | None:
+    """The wire form of a JSON-like value made only of the common kinds (str keys;
+    str, int, Decimal, bool, None, dict, list), and with ``sized`` its size: None
+    for anything else, for ``encode()`` to take or refuse with its reason. The
+    size is DynamoDB's, except that a number counts by the length of its text
+    (never less than DynamoDB counts it); with ``sized``, a map or list deeper
+    than DynamoDB stores is ``NestingTooDeep`` and text with a lone surrogate
+    ``UnicodeEncodeError``. One walk, so a write need not walk the value again
+    to size it."""
+    kind = type(value)
+    if kind is dict:
+        if sized and depth > MAX_NESTING:
+            raise NestingTooDeep(f"maps and lists nest more than {MAX_NESTING} levels deep")
+        entries = {}
+        size = 3 + len(value)  # the map, and a byte per entry
+        for key, item in value.items():
+            if type(key) is not str:
+                return None
+            if sized:
+                size += len(key) if key.isascii() else len(key.encode())
+            kind = type(item)
+            if kind is str:  # the common leaves, without a call
+                entries[key] = {"S": item}
+                if sized:
+                    size += len(item) if item.isascii() else len(item.encode())
+            elif kind is int and -_INT_FAST_LIMIT < item < _INT_FAST_LIMIT:
+                entries[key] = {"N": (text := str(item))}
+                size += len(text) // 2 + 2
+            elif (common := encode_common(item, sized, depth + 1)) is not None:
+                entries[key], item_size = common
+                size += item_size
+            else:
+                return None
+        return {"M": entries}, size
+    if kind is str:
+        if not sized:
+            return {"S": value}, 0
+        return {"S": value}, len(value) if value.isascii() else len(value.encode())
+    if kind is int:
+        if -_INT_FAST_LIMIT < value < _INT_FAST_LIMIT:
+            return {"N": (text := str(value))}, len(text) // 2 + 2
+        return None
+    if kind is list:
+        if sized and depth > MAX_NESTING:
+            raise NestingTooDeep(f"maps and lists nest more than {MAX_NESTING} levels deep")
+        elements = []
+        size = 3 + len(value)  # the list, and a byte per element
+        for item in value:
+            if (common := encode_common(item, sized, depth + 1)) is None:
+                return None
+            elements.append(common[0])
+            size += common[1]
+        return {"L": elements}, size
+    if kind is Decimal:  # plain notation within 38 characters: within DynamoDB's limits
+        if len(text := str(value)) <= MAX_DIGITS and "E" not in text and text[-1].isdigit():
+            return {"N": text}, len(text) // 2 + 2
+        return None
+    if kind is bool:
+        return {"BOOL": value}, 1
+    if value is None:
+        return {"NULL": True}, 1
+    return None
+
+
 def decode(wire: dict[str, Any]) -> Any:
     """Wire form -> Python: numbers become ``int`` or exact ``Decimal``, never float."""
     ((kind, value),) = wire.items()
     return _DECODERS[kind](value)
+
+
+def decode_map(value: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The Python dict of a map's entries (the ``M`` of its wire form)."""
+    out = {}
+    for key, wire in value.items():
+        if "S" in wire:  # the common leaves, without a call
+            out[key] = wire["S"]
+        elif "N" in wire:
+            try:
+                out[key] = int(wire["N"])
+            except ValueError:
+                out[key] = Decimal(wire["N"])
+        else:
+            out[key] = decode(wire)
+    return out
 
 
 _DECODERS: dict[str, Callable[[Any], Any]] = {
@@ -144,7 +224,7 @@ _DECODERS: dict[str, Callable[[Any], Any]] = {
     "B": bytes,
     "BOOL": lambda v: v,
     "NULL": lambda v: None,
-    "M": lambda v: {k: decode(x) for k, x in v.items()},
+    "M": decode_map,
     "L": lambda v: [decode(x) for x in v],
     "SS": set,
     "NS": lambda v: {parse_number(x) for x in v},
@@ -183,6 +263,8 @@ class NestingTooDeep(WireError):
 
 
 def _number_size(text: str) -> int:
+    if text.isdigit():  # a plain integer: no sign, point or exponent
+        return (len(text.strip("0")) + 1) // 2 + 1
     digits = text.lstrip("-").split("e")[0].split("E")[0].replace(".", "").strip("0")
     return (len(digits) + 1) // 2 + 1
 

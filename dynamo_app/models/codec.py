@@ -2,21 +2,31 @@
 
 Why generated code: a loop over field objects spends most of its time on
 method calls and tuple unpacking, about 3-4x a hand-written dict
-comprehension; the codec's budget is 1.5x. So, as ``dataclasses`` and
+comprehension; the codec's budget is 1.3x. So, as ``dataclasses`` and
 ``attrs`` do for ``__init__``, the metaclass writes the straight-line
 function a careful programmer would write for this model: each field's
 common case inline (``{"S": v}`` guarded by ``type(v) is str``), and a call
 to the field's own ``encode``/``decode`` only for the rest (subclasses,
 validation failures, ``NULL``, numbers written as ``1E+2``). Attribute names
 enter the source only through ``repr()``; values never do.
+
+A write also needs the item's size (DynamoDB refuses an item over 400 KB),
+which a second walk over the item would cost as much as encoding it. So
+``encode_checked`` is the same function adding up each attribute's size as it
+is built: exact for text, binary and booleans, at least DynamoDB's count for
+numbers (by the length of their text). Only when that sum is over the limit,
+or a value needs a closer look (a lone surrogate, deep nesting), does the
+exact ``check_size`` decide, so the limit is exactly DynamoDB's.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import UTC, datetime
 from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any
 
+from .. import wire
 from .state import ItemState
 
 if TYPE_CHECKING:
@@ -28,8 +38,9 @@ DECODE_ERRORS = (KeyError, ValueError, TypeError, InvalidOperation)
 
 def compile_codec(
     meta: Options, keys: set[str]
-) -> tuple[Callable[[Any], dict[str, Any]], Callable[..., Any]]:
-    """``(encode(obj) -> item, decode(item, partial=False) -> obj)`` for one model.
+) -> tuple[Callable[[Any], dict[str, Any]], Callable[[Any], dict[str, Any]], Callable[..., Any]]:
+    """``(encode(obj) -> item, encode_checked(obj) -> item, decode(item, partial=False)
+    -> obj)`` for one model; ``encode_checked`` also applies ``meta.check_size``.
 
     ``keys``: names of the fields that are keys of the table or an index;
     they are checked by DynamoDB's key rules (not empty, ``meta.key_limits``).
@@ -37,19 +48,38 @@ def compile_codec(
     namespace: dict[str, Any] = {
         "Decimal": Decimal,
         "DECODE_ERRORS": DECODE_ERRORS,
+        "SIZE_ERRORS": (UnicodeEncodeError, wire.NestingTooDeep),
+        "MAX_ITEM_BYTES": wire.MAX_ITEM_BYTES,
         "model": meta.model,
         "names": frozenset(f.db_name for f in meta.fields),
         "slow": meta.decode_values_slow,
+        "check_size": meta.check_size,
         "ItemState": ItemState,
         "new": object.__new__,
+        # what field templates use (fields.py)
+        "datetime": datetime,
+        "UTC": UTC,
+        "UTC_TEXT": "%04d-%02d-%02dT%02d:%02d:%02d.%06dZ",
+        "fromiso": datetime.fromisoformat,
+        "encode_common": wire.encode_common,
+        "decode_json": wire.decode,
+        "decode_map": wire.decode_map,
+        "value_size": wire.value_size,
+        "item_size": wire.item_size,
     }
-    encode = ["def encode(obj):", "    d = obj.__dict__", "    extra = d['_state'].extra"]
-    encode.append("    item = dict(extra) if extra else {}")
+    encode = ["def encode(obj):", *_encode_start()]
+    checked = [
+        "def encode_checked(obj):",
+        "    try:",
+        *("    " + line for line in _encode_start()),
+        "        size = item_size(extra) if extra else 0",
+    ]
     fetch, build = [], []
     for i, field in enumerate(meta.fields):
         namespace[f"f{i}"] = field
         key_limit = meta.key_limits[field.name] if field.name in keys else None
-        encode += _encode_lines(i, field, key_limit)
+        encode += _encode_lines(i, field, key_limit, sized=False)
+        checked += ["    " + line for line in _encode_lines(i, field, key_limit, sized=True)]
         if field.null or field.is_set or field.has_default():
             # Often absent (None and empty sets are not stored): fetch, then test.
             fetch.append(f"    v{i} = get({field.db_name!r})")
@@ -63,6 +93,16 @@ def compile_codec(
             expression = field.decode_template(value) or f"f{i}.decode({value})"
             build.append(f"            {field.name!r}: {expression},")
     encode.append("    return item")
+    checked += [
+        "    except SIZE_ERRORS:",
+        "        # Text DynamoDB cannot store, or nesting too deep: encode() and",
+        "        # check_size() name the field.",
+        "        size = MAX_ITEM_BYTES + 1",
+        "        item = encode(obj)",
+        "    if size > MAX_ITEM_BYTES:",
+        "        check_size(item)  # exact: it refuses only what DynamoDB refuses",
+        "    return item",
+    ]
     decode = [
         "def decode(item, partial=False):",
         "    get = item.get",
@@ -86,19 +126,34 @@ def compile_codec(
         "    obj.__dict__ = values",
         "    return obj",
     ]
-    source = "\n".join(encode) + "\n\n" + "\n".join(decode) + "\n"
+    source = "\n\n".join("\n".join(f) for f in (encode, checked, decode)) + "\n"
     exec(compile(source, f"<dynamo codec {meta.label}>", "exec"), namespace)
-    return namespace["encode"], namespace["decode"]
+    return namespace["encode"], namespace["encode_checked"], namespace["decode"]
 
 
-def _encode_lines(i: int, field: Field, key_limit: int | None) -> list[str]:
+def _encode_start() -> list[str]:
+    return [
+        "    d = obj.__dict__",
+        "    extra = d['_state'].extra",
+        "    item = dict(extra) if extra else {}",
+    ]
+
+
+def _encode_lines(i: int, field: Field, key_limit: int | None, *, sized: bool) -> list[str]:
+    """One field's part of ``encode`` (``sized``: of ``encode_checked``, which also
+    adds its size, name included, to ``size``)."""
     db_name = repr(field.db_name)
+    name_size = len(field.db_name.encode())
     call = f"encode_key(v, {key_limit})" if key_limit else "encode(v)"
-    template = field.encode_template("v", key_limit)
     lines = [f"    v = d[{field.name!r}]"]
+    template = (
+        field.sized_template("v", key_limit) if sized else field.encode_template("v", key_limit)
+    )
     if template is not None:
-        guard, expression = template
-        lines += [f"    if {guard}:", f"        item[{db_name}] = {expression}"]
+        guard, expression, *size = template
+        lines += [f"    if {guard}:", f"        item[{db_name}] = w = {expression}"]
+        if sized:
+            lines.append(f"        size += {name_size} + {size[0]}")
         lines.append("    elif v is None:")
     else:
         lines.append("    if v is None:")
@@ -114,4 +169,6 @@ def _encode_lines(i: int, field: Field, key_limit: int | None) -> list[str]:
         "        if w is not None:",
         f"            item[{db_name}] = w",
     ]
+    if sized:
+        lines.append(f"            size += {name_size} + value_size(w)")
     return lines

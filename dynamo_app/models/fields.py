@@ -168,6 +168,21 @@ class Field:
         slow path runs)."""
         return None
 
+    def size_template(self, var: str) -> str | None:
+        """For ``Options.encode_checked``: an expression of at least DynamoDB's size
+        of the value ``encode_template`` just built, over ``var`` and ``w`` (that wire
+        value); None means ``value_size(w)``. It may raise ``UnicodeEncodeError``
+        (text DynamoDB cannot store); then the exact ``check_size`` decides."""
+        return None
+
+    def sized_template(self, var: str, key_limit: int | None) -> tuple[str, str, str] | None:
+        """``(guard, expression, size)`` for ``Options.encode_checked``: the encode
+        template and the size of what it built."""
+        template = self.encode_template(var, key_limit)
+        if template is None:
+            return None
+        return (*template, self.size_template(var) or "value_size(w)")
+
     # --- the codec
 
     def invalid(self, value: Any, expected: str | None = None) -> ValidationError:
@@ -363,12 +378,18 @@ class StringField(Field):
         guard = f" and 0 < len({var}) <= {key_limit // 4}" if key_limit else ""
         return f"type({var}) is str{guard}", f'{{"S": {var}}}'
 
+    def size_template(self, var: str) -> str | None:
+        return f"(len({var}) if {var}.isascii() else len({var}.encode()))"
+
     def decode_template(self, var: str) -> str | None:
         return f'{var}["S"]'
 
 
 class _NumberField(Field):
     wire_type = key_type = "N"
+
+    def size_template(self, var: str) -> str | None:
+        return 'len(w["N"]) // 2 + 2'  # >= (digits + 1) // 2 + 1, DynamoDB's count
 
     def encode_number(self, value: Any) -> dict[str, Any]:
         try:
@@ -566,6 +587,9 @@ class BooleanField(Field):
     def encode_template(self, var: str, key_limit: int | None) -> tuple[str, str] | None:
         return f"{var} is True or {var} is False", f'{{"BOOL": {var}}}'
 
+    def size_template(self, var: str) -> str | None:
+        return "1"
+
     def decode_template(self, var: str) -> str | None:
         return f'{var}["BOOL"]'
 
@@ -588,6 +612,9 @@ class BinaryField(Field):
     def encode_template(self, var: str, key_limit: int | None) -> tuple[str, str] | None:
         guard = f" and 0 < len({var}) <= {key_limit}" if key_limit else ""
         return f"type({var}) is bytes{guard}", f'{{"B": {var}}}'
+
+    def size_template(self, var: str) -> str | None:
+        return f"len({var})"
 
 
 class DateTimeField(Field):
@@ -633,6 +660,24 @@ class DateTimeField(Field):
             return EPOCH + timedelta(seconds=int(value["N"]))
         parsed = datetime.fromisoformat(value["S"])
         return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
+
+    def encode_template(self, var: str, key_limit: int | None) -> tuple[str, str] | None:
+        if self.epoch:
+            return None
+        # A datetime already in UTC (timezone.now() is): formatted from its fields,
+        # which costs what the floor's isoformat() does; astimezone() and replace()
+        # would double it. The same text as encode(): fixed width, years 0001-9999.
+        units = ("year", "month", "day", "hour", "minute", "second", "microsecond")
+        parts = ", ".join(f"{var}.{unit}" for unit in units)
+        return f"type({var}) is datetime and {var}.tzinfo is UTC", f'{{"S": UTC_TEXT % ({parts})}}'
+
+    def size_template(self, var: str) -> str | None:
+        return str(len("2024-05-01T09:30:00.000000Z"))
+
+    def decode_template(self, var: str) -> str | None:
+        if self.epoch:
+            return None
+        return f'(_d if (_d := fromiso({var}["S"])).tzinfo is not None else _d.replace(tzinfo=UTC))'
 
     def decode_other(self, value: dict[str, Any]) -> Any:
         if self.epoch and "N" in value:
@@ -687,6 +732,28 @@ class JSONField(Field):
 
     encode_element = encode
 
+    def encode_template(self, var: str, key_limit: int | None) -> tuple[str, str] | None:
+        return _json_template(f"{var} is not None", var, sized=False)[:2]
+
+    def sized_template(self, var: str, key_limit: int | None) -> tuple[str, str, str] | None:
+        return _json_template(f"{var} is not None", var, sized=True)
+
+    def decode_template(self, var: str) -> str | None:
+        return f"decode_json({var})"
+
+
+def _joined_size(var: str) -> str:
+    """The UTF-8 bytes of a list's or set's strings (checked to be strings): joined
+    in one string, whose length is its size when it is ASCII."""
+    return f"(len(_j) if (_j := ''.join({var})).isascii() else len(_j.encode()))"
+
+
+def _json_template(guard: str, var: str, *, sized: bool) -> tuple[str, str, str]:
+    """A JSON-like value of the common kinds, encoded (and sized) in one walk by
+    ``wire.encode_common``; anything else takes ``encode()``, which names it."""
+    common = f"(_c := encode_common({var}, {sized})) is not None"
+    return f"{guard} and {common}", "_c[0]", "_c[1]"
+
 
 def _bind_inner(inner: Field | type[Field] | None) -> Field | None:
     if inner is None:
@@ -740,6 +807,24 @@ class ListField(Field):
     def decode(self, value: dict[str, Any]) -> Any:
         decode = self.of.decode_slow
         return [decode(item) for item in value["L"]]
+
+    def _of_plain_strings(self) -> bool:
+        return type(self.of) is StringField and self.of.max_length is None
+
+    def encode_template(self, var: str, key_limit: int | None) -> tuple[str, str] | None:
+        if not self._of_plain_strings():
+            return None
+        # Built with a type test per element; any other element: encode() says why.
+        built = f'len(_l := [{{"S": x}} for x in {var} if type(x) is str]) == len({var})'
+        return f"type({var}) is list and {built}", '{"L": _l}'
+
+    def size_template(self, var: str) -> str | None:
+        # A byte per element, and its text: all of it joined in one string.
+        return f"3 + len({var}) + {_joined_size(var)}"
+
+    def decode_template(self, var: str) -> str | None:
+        inner = self.of.decode_template("x")
+        return None if inner is None else f'[{inner} for x in {var}["L"]]'
 
 
 class MapField(Field):
@@ -796,6 +881,22 @@ class MapField(Field):
         decode = self.of.decode_slow
         return {key: decode(item) for key, item in value["M"].items()}
 
+    def encode_template(self, var: str, key_limit: int | None) -> tuple[str, str] | None:
+        if self.of is not None:
+            return None
+        return _json_template(f"type({var}) is dict", var, sized=False)[:2]
+
+    def sized_template(self, var: str, key_limit: int | None) -> tuple[str, str, str] | None:
+        if self.of is not None:
+            return None
+        return _json_template(f"type({var}) is dict", var, sized=True)
+
+    def decode_template(self, var: str) -> str | None:
+        if self.of is None:
+            return f'decode_map({var}["M"])'
+        inner = self.of.decode_template("x")
+        return None if inner is None else f'{{k: {inner} for k, x in {var}["M"].items()}}'
+
 
 # --- sets -------------------------------------------------------------------------------
 
@@ -838,6 +939,14 @@ class StringSetField(_SetField):
 
     def decode(self, value: dict[str, Any]) -> Any:
         return set(value["SS"])
+
+    def encode_template(self, var: str, key_limit: int | None) -> tuple[str, str] | None:
+        # An empty set is not stored: encode() says so (None).
+        built = f"len(_l := [x for x in {var} if type(x) is str]) == len({var})"
+        return f"type({var}) is set and {var} and {built}", '{"SS": _l}'
+
+    def size_template(self, var: str) -> str | None:
+        return _joined_size(var)
 
     def decode_template(self, var: str) -> str | None:
         return f'set({var}["SS"])'

@@ -210,7 +210,11 @@ class Options:
             keys = (partition, sort) if index.sort_key else (partition,)
             if all(f is not None and f.key_type is not None for f in keys):
                 indexes[index.name] = KeySchema(
-                    index.name, partition, sort, index.projection, index.kind  # type: ignore[arg-type]
+                    index.name,
+                    partition,
+                    sort,
+                    index.projection,
+                    index.kind,  # type: ignore[arg-type]
                 )
         return indexes
 
@@ -284,13 +288,16 @@ class Options:
             f for f in (self.partition_key, self.sort_key) if f is not None
         )
         keys = {f.name for f in self.fields if f.is_key} | index_keys
-        self.encode, self.decode = compile_codec(self, keys)
+        self.encode, self.encode_checked, self.decode = compile_codec(self, keys)
 
     # ``encode(obj) -> item``: the whole item in wire form, every field plus the
-    # unknown attributes read. ``decode(item, partial=False) -> obj``: missing
-    # attributes get their default, unknown ones are kept (``_state.extra``) and
-    # written back by ``save()``. Both are generated per model: see codec.py.
+    # unknown attributes read. ``encode_checked(obj) -> item``: the same, with
+    # ``check_size`` applied in the same pass (what a write sends). ``decode(item,
+    # partial=False) -> obj``: missing attributes get their default, unknown ones
+    # are kept (``_state.extra``) and written back by ``save()``. All generated per
+    # model: see codec.py.
     encode: Callable[[Model], dict[str, dict[str, Any]]]
+    encode_checked: Callable[[Model], dict[str, dict[str, Any]]]
     decode: Callable[..., Model]
 
     def decode_values_slow(self, item: dict[str, dict[str, Any]]) -> dict[str, Any]:

@@ -87,10 +87,12 @@ def _put_params(
             "index projection); a whole-item save would erase the others. Use "
             "save(update_fields=[...]), or refresh_from_db() first."
         )
-    item = meta.encode(obj)
-    if version is not None and meta.version is not None:
+    if version is None or meta.version is None:
+        item = meta.encode_checked(obj)
+    else:  # the version it will have, not the one it has: sized once it is in
+        item = meta.encode(obj)
         item[meta.version.db_name] = {"N": str(version)}
-    meta.check_size(item)
+        meta.check_size(item)
     params: dict[str, Any] = {"TableName": _table(obj), "Item": item}
     _with_condition(params, meta, condition)
     return params
