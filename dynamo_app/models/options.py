@@ -210,11 +210,7 @@ class Options:
             keys = (partition, sort) if index.sort_key else (partition,)
             if all(f is not None and f.key_type is not None for f in keys):
                 indexes[index.name] = KeySchema(
-                    index.name,
-                    partition,
-                    sort,
-                    index.projection,
-                    index.kind,  # type: ignore[arg-type]
+                    index.name, partition, sort, index.projection, index.kind  # type: ignore[arg-type]
                 )
         return indexes
 
