@@ -154,7 +154,7 @@ class Handle:
         operation, its parameters and the error, never by the caller. A caller
         that accepts an answer from DAX's cache says ``cacheable=True``; whether
         DAX answers is ``dax.serves``'s decision. Every call is reported, once,
-        to ``dynamo_app.requests`` (the log and the counters).
+        to ``dynamo_app.requests`` (the log and the counters) while anyone listens.
         """
         if operation in _STREAMS_OPERATIONS:
             client = self.streams
@@ -184,15 +184,16 @@ class Handle:
             error = self.translate(cause, operation, params)
             raise error from (None if error is cause else cause)
         finally:
-            requests.sent(
-                requests.api_name(operation),
-                params,
-                time.perf_counter() - start,
-                attempts,
-                response,
-                error,
-                show_values=self.settings.log_values,
-            )
+            if requests.counting or requests.logger.isEnabledFor(logging.DEBUG):
+                requests.sent(
+                    requests.api_name(operation),
+                    params,
+                    time.perf_counter() - start,
+                    attempts,
+                    response,
+                    error,
+                    show_values=self.settings.log_values,
+                )
 
     def paginate(self, operation: str, **params: Any) -> Iterator[dict[str, Any]]:
         """Each page's response of a ``scan``, ``query`` or ``list_tables``, the

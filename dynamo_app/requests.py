@@ -1,9 +1,10 @@
 """Every request the app sends, seen in one place: the ``dynamo_app.requests``
 log and the request counters.
 
-``Handle.call`` reports each call here once, when it is over (``sent``): one
-``Request`` with the operation, the deployed table and index, the time, the
-attempts the retry policy made, the consumed capacity when DynamoDB returned it
+``Handle.call`` reports each call here once, when it is over (``sent``), if
+anyone may listen (``counting``, or the log at DEBUG): one ``Request`` with the
+operation, the deployed table and index, the time, the attempts the retry policy
+made, the consumed capacity when DynamoDB returned it
 (``DYNAMO["RETURN_CONSUMED_CAPACITY"]``) and how many items came back. It goes
 to every ``RequestCounter`` open in the caller's context and, at DEBUG, to the
 ``dynamo_app.requests`` logger as one line, the way ``django.db.backends``
@@ -30,7 +31,7 @@ from typing import Any
 
 from .conf import MASK
 
-__all__ = ["Request", "RequestCounter", "count_requests", "logger", "masked"]
+__all__ = ["Request", "RequestCounter", "count_requests", "counting", "logger", "masked"]
 
 logger = logging.getLogger(__name__)
 
@@ -209,6 +210,17 @@ class RequestCounter(Counter[str]):
 _counters: contextvars.ContextVar[tuple[RequestCounter, ...]] = contextvars.ContextVar(
     "dynamo_app_request_counters", default=()
 )
+# How many count_requests() blocks are open, in every context. With none, and
+# the log below DEBUG, nobody listens: Handle.call then reports nothing and
+# calls nothing here, so an unobserved request costs no call into this module.
+counting = 0
+_counting_lock = threading.Lock()
+
+
+def _count_blocks(step: int) -> None:
+    global counting
+    with _counting_lock:
+        counting += step
 
 
 @contextlib.contextmanager
@@ -219,9 +231,11 @@ def count_requests() -> Iterator[RequestCounter]:
     context (``contextvars.copy_context().run``), as ``sync_to_async`` does."""
     counter = RequestCounter()
     token = _counters.set((*_counters.get(), counter))
+    _count_blocks(+1)
     try:
         yield counter
     finally:
+        _count_blocks(-1)
         _counters.reset(token)
 
 
@@ -235,8 +249,9 @@ def sent(
     *,
     show_values: bool,
 ) -> None:
-    """Report one call (``Handle.call`` does, for every call): nothing is built
-    unless a counter is open or the log is at DEBUG."""
+    """Report one call (``Handle.call`` does, while ``counting`` or the log is at
+    DEBUG): nothing is built unless this context has a counter open or the log is
+    at DEBUG."""
     counters = _counters.get()
     if not counters and not logger.isEnabledFor(logging.DEBUG):
         return

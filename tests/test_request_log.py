@@ -20,7 +20,7 @@ from django.http import HttpRequest, HttpResponse
 from django.test import AsyncClient, Client, TestCase, override_settings
 from django.urls import path
 
-from dynamo_app import models
+from dynamo_app import models, requests
 from dynamo_app.conf import parse
 from dynamo_app.requests import Request, masked
 from dynamo_app.test import RequestAssertions
@@ -112,6 +112,42 @@ def test_nothing_is_built_when_no_one_listens(dynamo_db, monkeypatch):
     with count_requests():
         ObsReading.objects.create(sensor="s1", at=2)
     assert len(built) == 1
+
+
+def test_no_call_reaches_the_request_log_when_no_one_listens(dynamo_db, monkeypatch, caplog):
+    """No count_requests() block open anywhere, the log below DEBUG: Handle.call
+    calls nothing in dynamo_app.requests (issue 20: a plain save() crosses one
+    module less). Either listener brings the report back."""
+    reported = []
+    sent = requests.sent
+
+    def reporting(operation: str, *args: Any, **kwargs: Any) -> None:
+        reported.append(operation)
+        sent(operation, *args, **kwargs)
+
+    monkeypatch.setattr(requests, "sent", reporting)
+    ObsReading.objects.create(sensor="s1", at=1)
+    assert reported == []
+    with count_requests() as counter:
+        ObsReading.objects.get(sensor="s1", at=1)
+    assert reported == ["GetItem"] and counter.total == 1
+    with caplog.at_level(logging.DEBUG, logger="dynamo_app.requests"):
+        ObsReading.objects.get(sensor="s1", at=1)
+    assert reported == ["GetItem", "GetItem"] and len(lines(caplog.records)) == 1
+    ObsReading.objects.get(sensor="s1", at=1)
+    assert len(reported) == 2
+
+
+def test_nested_blocks_each_count_what_was_sent_inside_them(dynamo_db):
+    ObsReading.objects.create(sensor="s1", at=1)
+    with count_requests() as outer:
+        ObsReading.objects.get(sensor="s1", at=1)
+        with count_requests() as inner:
+            ObsReading.objects.get(sensor="s1", at=1)
+        assert len(list(ObsReading.objects.filter(sensor="s1"))) == 1
+    assert dict(inner) == {"GetItem": 1}
+    assert dict(outer) == {"GetItem": 2, "Query": 1}
+    assert inner.requests[0] is outer.requests[1]  # one report, seen by both blocks
 
 
 def test_masking_covers_every_place_a_value_travels():
