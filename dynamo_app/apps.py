@@ -95,6 +95,23 @@ def run_schema_step(settings: DynamoSettings) -> None:
         )
 
 
+def connect_permissions(config: AppConfig) -> None:
+    """DynamoDB models get content types and permissions after ``migrate``, where
+    ``django.contrib.auth`` can grant them (see ``dynamo_app.permissions``)."""
+    from django.apps import apps
+
+    if apps.is_installed("django.contrib.auth") and apps.is_installed(
+        "django.contrib.contenttypes"
+    ):
+        from django.db.models.signals import post_migrate
+
+        from .permissions import create_permissions
+
+        post_migrate.connect(
+            create_permissions, sender=config, dispatch_uid="dynamo_app.permissions"
+        )
+
+
 class DynamoAppConfig(AppConfig):
     name = "dynamo_app"
     verbose_name = "DynamoDB"
@@ -107,6 +124,7 @@ class DynamoAppConfig(AppConfig):
         from .tables import registry
 
         settings = get_settings()  # a bad section fails here, before anything is served
+        connect_permissions(self)
         app_tables.register()
         logger.info(settings.summary())
         command = running_command()

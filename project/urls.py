@@ -1,6 +1,7 @@
-"""URLs of the demo project: the roster, and Django's own login and logout."""
+"""URLs of the demo project: the roster, Django's admin, its login and logout."""
 
 from django.conf import settings
+from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
@@ -8,6 +9,7 @@ from project.roster import views as roster_views
 
 urlpatterns = [
     path("", include("project.roster.urls")),
+    path("admin/", admin.site.urls),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("accounts/signup/", roster_views.signup, name="signup"),

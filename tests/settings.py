@@ -9,9 +9,11 @@ SECRET_KEY = "tests-only-not-secret"
 DEBUG = False
 USE_TZ = True
 INSTALLED_APPS = [
+    "django.contrib.admin",
     "django.contrib.contenttypes",
     "django.contrib.auth",
     "django.contrib.sessions",
+    "django.contrib.messages",
     "dynamo_app",
     "project.roster",  # the demo's models and templates (tests/test_demo_*.py)
 ]

@@ -9,6 +9,7 @@ import pytest
 
 PUBLIC_MODULES = [
     "dynamo_app",
+    "dynamo_app.admin",
     "dynamo_app.backfill",
     "dynamo_app.conf",
     "dynamo_app.contrib.rest_framework",
@@ -20,6 +21,7 @@ PUBLIC_MODULES = [
     "dynamo_app.middleware",
     "dynamo_app.models",
     "dynamo_app.partiql",
+    "dynamo_app.permissions",
     "dynamo_app.requests",
     "dynamo_app.serialization",
     "dynamo_app.sessions",

@@ -13,7 +13,7 @@ Every instance method that talks to DynamoDB makes exactly one request.
 from __future__ import annotations
 
 import copy
-from collections.abc import Collection
+from collections.abc import Collection, Iterator
 from typing import Any, ClassVar, Self, cast
 
 from .. import app_tables, exceptions, serialization, signals, wire
@@ -85,6 +85,17 @@ class ModelBase(type):
             app_tables.register(cls._meta)
             register_model(cls)
         return new_class
+
+    def __iter__(cls) -> Iterator[type[Model]]:
+        """A model class is the one-model sequence of itself, for Django's
+        ``admin.site.register(Player, DynamoModelAdmin)``. That call takes a model
+        or an iterable of models and tells them apart by ``isinstance(...,
+        django.db.models.base.ModelBase)``, the ORM's metaclass, which ours is not
+        and must not claim to be (every other such check in Django would then treat
+        the model as an SQL table). So the model class iterates as ``[cls]``, the
+        iterable ``register()`` walks; ``@admin.register(Player)`` passes a tuple
+        and needs nothing."""
+        return iter((cast("type[Model]", cls),))
 
 
 def _inherited_meta(meta: type | None) -> type | None:

@@ -14,6 +14,9 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from django.core.exceptions import ImproperlyConfigured
+from django.utils.text import camel_case_to_spaces
+
 from .. import wire
 from ..exceptions import ItemTooLarge, QueryError, ValidationError
 from ..expressions import Compiler, Path, parse_path
@@ -29,6 +32,8 @@ from .fields import (
 )
 
 if TYPE_CHECKING:
+    from django.apps import AppConfig
+
     from .base import Model
     from .declared import DeclaredQuery
 
@@ -41,6 +46,10 @@ META_OPTIONS: dict[str, Any] = {
     "owner": None,
     "unique": (),
     "stream": None,
+    # Django's names, read by its admin, auth and content types (see ``app_label``).
+    "app_label": None,
+    "verbose_name": None,
+    "verbose_name_plural": None,
 }
 
 # ``Meta.stream`` values: what each change record of the table's stream carries.
@@ -169,6 +178,10 @@ class Options:
         self.ttl_name: str | None = values["ttl"]
         # None, or one of STREAM_VIEW_TYPES (checks.py refuses anything else).
         self.stream: str | None = values["stream"]
+        self.model_name = self.object_name.lower()
+        self.verbose_name: str = values["verbose_name"] or camel_case_to_spaces(self.object_name)
+        self.verbose_name_plural: str = values["verbose_name_plural"] or f"{self.verbose_name}s"
+        self._app_label: str | None = values["app_label"]
 
         self.fields = fields
         self.fields_by_name = {f.name: f for f in fields}
@@ -230,6 +243,38 @@ class Options:
         )
         high, low = wire.MAX_PARTITION_KEY_BYTES, wire.MAX_SORT_KEY_BYTES
         return {f.name: high if f.name in partitions else low for f in self.fields}
+
+    # --- Django's names: what its admin, auth and content types read of ``_meta``
+
+    # A DynamoDB model is its own concrete model, never swapped out (AUTH_USER_MODEL style),
+    # and has no ORM CompositePrimaryKey (which Django's admin refuses): a (partition, sort)
+    # key goes into admin URLs through dynamo_app.admin's object ids instead.
+    swapped = None
+    is_composite_pk = False
+
+    @property
+    def concrete_model(self) -> type[Model]:
+        return self.model
+
+    @property
+    def app_config(self) -> AppConfig:
+        """The installed app the model belongs to: ``Meta.app_label``, else the app
+        whose package holds the model's module (Django's rule for ORM models)."""
+        from django.apps import apps
+
+        if self._app_label is not None:
+            return apps.get_app_config(self._app_label)
+        config = apps.get_containing_app_config(self.model.__module__)
+        if config is None:
+            raise ImproperlyConfigured(
+                f"{self.label} is in no installed app, so Django's admin and permissions cannot "
+                "place it: declare Meta.app_label, or move it into an app of INSTALLED_APPS."
+            )
+        return config
+
+    @property
+    def app_label(self) -> str:
+        return self._app_label or self.app_config.label
 
     # --- the table
 

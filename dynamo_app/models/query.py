@@ -394,6 +394,17 @@ class QuerySet(Generic[M]):
             next_cursor=cursors.encode(last, query) if last else None,
         )
 
+    def cursor_after(self, obj: M) -> str:
+        """The cursor of this query's page that starts right after ``obj`` (what a
+        page ending at it hands out), with no request. Reversed with
+        ``order_by("-...")``, it pages backwards from a page's first item: the
+        "previous page" of keyset pagination."""
+        meta = self.model._meta
+        fields = {*meta.key_fields, *self._schema().fields}
+        values = obj.__dict__
+        last = {f.db_name: f.encode_key(values[f.name], meta.key_limits[f.name]) for f in fields}
+        return cursors.encode(last, self._params()[1])
+
     # --- async twins: the same calls, run in a worker thread (see aio.py)
 
     acount = in_thread(count)

@@ -45,6 +45,9 @@ class Team(models.Model):
     city = models.StringField(max_length=60, null=True, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
 
+    def __str__(self) -> str:
+        return self.name
+
 
 class Player(models.Model):
     team_id = models.StringField(partition_key=True)
@@ -59,6 +62,9 @@ class Player(models.Model):
         unique = [models.Unique("uniform_number", within="team_id")]
         # The roster page lists a team by number: a local index sorts its partition so.
         indexes = [models.LocalIndex("by_number", sort_key="uniform_number")]
+
+    def __str__(self) -> str:
+        return f"#{self.uniform_number} {self.player_name}"
 
 
 def new_event_id(at: datetime) -> str:
@@ -95,3 +101,6 @@ class TeamStats(models.Model):
 
     team_id = models.StringField(partition_key=True)
     page_views = models.IntegerField(default=0)
+
+    class Meta:
+        verbose_name_plural = "team stats"

@@ -1,0 +1,65 @@
+"""The roster in Django's admin (/admin/): each model a DynamoModelAdmin, so the
+change lists read one partition a page (a Query each) and the forms write with
+the models' own conditions (the player's version and its number's lock)."""
+
+from __future__ import annotations
+
+from django.contrib import admin
+from django.http import HttpRequest
+from django.urls import reverse
+from django.utils.html import format_html
+
+from dynamo_app.admin import DynamoModelAdmin
+
+from .models import Player, Team, TeamEvent, TeamStats
+
+
+@admin.register(Team)
+class TeamAdmin(DynamoModelAdmin):
+    """The league's one partition ("demo", the key's default) opens at once."""
+
+    list_display = ["team_id", "name", "city", "players"]
+    fields = ["league", "team_id", "name", "city"]
+
+    @admin.display(description="players")
+    def players(self, team: Team) -> str:
+        url = reverse("admin:roster_player_changelist")
+        return format_html('<a href="{}?team_id={}">Players</a>', url, team.team_id)
+
+
+@admin.register(Player)
+class PlayerAdmin(DynamoModelAdmin):
+    """A team's players by number (the by_number index), 10 a page."""
+
+    list_display = ["uniform_number", "player_name", "position", "player_id"]
+    default_index = "by_number"
+    list_per_page = 10
+
+
+class ReadOnlyAdmin(DynamoModelAdmin):
+    """Written only by the site's own views: the admin shows them."""
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+
+@admin.register(TeamEvent)
+class TeamEventAdmin(ReadOnlyAdmin):
+    """The append-only log of a team, newest first."""
+
+    list_display = ["at", "actor", "action", "detail"]
+    descending = True
+
+
+@admin.register(TeamStats)
+class TeamStatsAdmin(ReadOnlyAdmin):
+    """One small item per team, keyed by team alone: browsed with a Scan."""
+
+    list_display = ["team_id", "page_views"]
+    allow_scan = True

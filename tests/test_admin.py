@@ -1,0 +1,362 @@
+"""Django's admin over DynamoDB models (dynamo_app.admin), through the test client, on
+the demo's models as project/roster/admin.py registers them on Django's own site.
+
+Sessions are Django's database ones here, so the DynamoDB requests counted are the
+admin's own (with the demo's DynamoDB sessions, every page adds the session's GetItem).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from botocore.exceptions import ClientError
+from django.contrib import admin
+from django.contrib.admin.models import LogEntry
+from django.contrib.auth.models import Permission, User
+from django.core.exceptions import ImproperlyConfigured
+from django.test import Client, override_settings
+from django.utils.encoding import iri_to_uri
+
+from dynamo_app import models
+from dynamo_app.admin import DynamoModelAdmin, object_id, parse_object_id
+from dynamo_app.handle import get_handle
+from dynamo_app.testing import count_requests
+from project.roster.models import Player, Team, TeamStats
+from tests.demo_support import demo_site, seed, text
+
+PLAYERS = "/admin/roster/player/"
+
+
+@pytest.fixture(autouse=True)
+def site(request: pytest.FixtureRequest, db: None) -> Iterator[Any]:
+    with (
+        demo_site(request) as handle,
+        override_settings(SESSION_ENGINE="django.contrib.sessions.backends.db"),
+    ):
+        yield handle
+
+
+@pytest.fixture
+def root(client: Client) -> Client:
+    client.force_login(User.objects.create_superuser("root", "root@example.com", "pw"))
+    return client
+
+
+def requests_to(counter: Any, *models_: type[models.Model]) -> Counter[str]:
+    """The requests of a block that went to these models' tables, by operation."""
+    tables = {get_handle().table_name(m._meta.table_name) for m in models_}
+    return Counter(r.operation for r in counter.requests if set(r.table.split(", ")) & tables)
+
+
+def numbers(page: Any) -> list[int]:
+    return [p.uniform_number for p in page.context["cl"].rows]
+
+
+def form_data(page: Any, **values: Any) -> dict[str, Any]:
+    """The change form as shown (hidden version included), with ``values`` typed in."""
+    form = page.context["adminform"].form
+    data = {name: form[name].value() for name in form.fields if not form.fields[name].disabled}
+    return {k: v for k, v in {**data, **values}.items() if v is not None}
+
+
+def change_url(player: Player) -> str:
+    return page_link(PLAYERS, player)
+
+
+def page_link(base: str, obj: models.Model) -> str:
+    from django.contrib.admin.utils import quote
+
+    return f"{base}{quote(object_id(obj))}/change/"
+
+
+def test_index_lists_the_models_under_their_app_next_to_orm_models(root: Client) -> None:
+    index = root.get("/admin/")
+    assert index.status_code == 200
+    body = text(index)
+    assert "Authentication and Authorization" in body and "Users" in body
+    assert "Baseball roster" in body and "Players" in body and "Teams" in body
+    assert "Team stats" in body and "Team events" in body
+    html = index.content.decode()
+    assert 'href="/admin/roster/player/"' in html and 'href="/admin/roster/player/add/"' in html
+    app = root.get("/admin/roster/")
+    assert app.status_code == 200 and "Players" in text(app)
+
+
+def test_change_list_is_one_query_per_page_forwards_and_back(root: Client) -> None:
+    seed(root)
+    with count_requests() as counter:
+        first = root.get(PLAYERS, {"team_id": "team-001"})
+    assert requests_to(counter, Player) == {"Query": 1}
+    assert counter.total == 1
+    assert numbers(first) == [1, 3, 4, 5, 7, 8, 9, 11, 14, 18]  # the by_number index
+    cl = first.context["cl"]
+    assert cl.previous_url == "" and cl.next_url.startswith("?team_id=team-001&cursor=")
+    assert "This page: 1 DynamoDB request" in text(first)
+    assert "in all" not in text(first)  # no count unless the admin asks for one
+
+    with count_requests() as counter:
+        second = root.get(PLAYERS + cl.next_url)
+    assert counter.total == 1 and numbers(second) == [19, 22, 24, 51]
+    assert second.context["cl"].next_url == ""
+
+    with count_requests() as counter:
+        back = root.get(PLAYERS + second.context["cl"].previous_url)
+    assert counter.total == 1 and numbers(back) == numbers(first)
+    assert back.context["cl"].previous_url == ""  # the first page again
+    assert numbers(root.get(PLAYERS + back.context["cl"].next_url)) == [19, 22, 24, 51]
+
+
+def test_change_list_by_table_key_with_a_sort_key_prefix(root: Client) -> None:
+    seed(root)
+    team = root.get("/admin/roster/team/")  # the league partition: the key's default
+    assert [t.team_id for t in team.context["cl"].rows] == [
+        "kyoto-cranes",
+        "osaka-otters",
+        "team-001",
+    ]
+    with count_requests() as counter:
+        found = root.get("/admin/roster/team/", {"league": "demo", "q": "kyoto"})
+    assert counter.total == 1
+    (call,) = counter.calls
+    assert "begins_with" in call[1]["KeyConditionExpression"]
+    assert [t.team_id for t in found.context["cl"].rows] == ["kyoto-cranes"]
+    players = root.get(PLAYERS, {"index": "", "team_id": "team-001"})  # the table: by player_id
+    ids = [p.player_id for p in players.context["cl"].rows]
+    assert ids == sorted(ids) and len(ids) == 10
+
+
+def test_change_list_without_a_partition_sends_nothing_and_asks_for_one(root: Client) -> None:
+    with count_requests() as counter:
+        page = root.get(PLAYERS)
+    assert page.status_code == 200 and counter.total == 0
+    assert "Choose a team id to list its players" in text(page)
+    assert 'name="team_id"' in page.content.decode()
+
+
+def test_change_form_is_one_get_item_and_saves_the_form_fields(root: Client) -> None:
+    seed(root)
+    player = Player.objects.using_index("by_number").filter(team_id="team-001").first()
+    with count_requests() as counter:
+        page = root.get(change_url(player))
+    assert page.status_code == 200 and counter == {"GetItem": 1}
+    form = page.context["adminform"].form
+    assert form.fields["team_id"].disabled and form.fields["player_id"].disabled
+    with count_requests() as counter:
+        saved = root.post(change_url(player), form_data(page, player_name="Chiaki II"))
+    assert saved.status_code == 302, text(saved)
+    assert counter == {"GetItem": 1, "TransactWriteItems": 1} or counter == {
+        "GetItem": 1,
+        "UpdateItem": 1,
+    }
+    stored = Player.objects.get(team_id=player.team_id, player_id=player.player_id)
+    assert stored.player_name == "Chiaki II" and stored.version == player.version + 1
+    followed = root.get(saved["Location"])
+    assert "was changed successfully" in text(followed)
+
+
+def test_a_stale_save_is_refused_with_the_stored_values_then_saved_on_purpose(
+    root: Client,
+) -> None:
+    seed(root)
+    player = Player.objects.using_index("by_number").filter(team_id="team-001").first()
+    mine = root.get(change_url(player))
+    theirs = root.get(change_url(player))
+    assert root.post(change_url(player), form_data(theirs, player_name="Theirs")).status_code == 302
+
+    refused = root.post(change_url(player), form_data(mine, player_name="Mine"))
+    assert refused.status_code == 409
+    body = text(refused)
+    assert "Someone else saved this Player while you were editing it" in body
+    assert "Name: Theirs" in body and "Nothing was saved" in body
+    assert Player.objects.get(**player.key).player_name == "Theirs"
+
+    again = root.post(change_url(player), form_data(refused, player_name="Mine"))
+    assert again.status_code == 302
+    assert Player.objects.get(**player.key).player_name == "Mine"
+
+
+def test_a_taken_unique_value_is_an_error_on_its_field(root: Client) -> None:
+    seed(root)
+    by_number = Player.objects.using_index("by_number").filter(team_id="team-001")
+    player = by_number.first()
+    page = root.get(change_url(player))
+    taken = root.post(change_url(player), form_data(page, uniform_number=18))
+    assert taken.status_code == 200
+    form = taken.context["adminform"].form
+    assert form.errors["uniform_number"] == ["Player with this Uniform number already exists."]
+    assert Player.objects.get(**player.key).uniform_number == player.uniform_number
+
+
+def test_add_creates_insert_only_and_logs_the_addition(root: Client) -> None:
+    seed(root)
+    page = root.get(PLAYERS + "add/")
+    assert page.status_code == 200
+    data = form_data(page, team_id="team-001", player_name="Zed", uniform_number=77)
+    with count_requests() as counter:
+        added = root.post(PLAYERS + "add/", data)
+    assert added.status_code == 302 and counter.total == 1
+    stored = Player.objects.using_index("by_number").filter(team_id="team-001", uniform_number=77)
+    (zed,) = list(stored)
+    entry = LogEntry.objects.get()
+    assert entry.object_id == object_id(zed) and entry.is_addition()
+    assert entry.get_admin_url() == change_url(zed)
+    history = root.get(change_url(zed).replace("/change/", "/history/"))
+    assert history.status_code == 200 and "Added." in text(history)
+
+    twice = root.post(PLAYERS + "add/", {**data, "player_id": zed.player_id})
+    assert twice.status_code == 200
+    assert "already exists" in text(twice)
+
+
+def test_delete_is_conditioned_on_the_version_the_page_showed(root: Client) -> None:
+    seed(root)
+    player = Player.objects.using_index("by_number").filter(team_id="team-001").first()
+    delete_url = change_url(player).replace("/change/", "/delete/")
+    page = root.get(delete_url)
+    assert page.status_code == 200 and "the unique value lock" in text(page)
+    assert page.context["version"] == player.version
+
+    player.player_name = "Changed meanwhile"
+    player.save()
+    refused = root.post(delete_url, {"post": "yes", "_version": page.context["version"]})
+    assert refused.status_code == 409 and "nothing was deleted" in text(refused)
+    assert Player.objects.get(**player.key).player_name == "Changed meanwhile"
+
+    deleted = root.post(delete_url, {"post": "yes", "_version": refused.context["version"]})
+    assert deleted.status_code == 302
+    assert not Player.objects.filter(**player.key).exists()
+    # its number is free again: the lock went in the same transaction
+    Player.objects.create(team_id="team-001", player_name="New", uniform_number=1)
+
+
+def test_delete_selected_reads_once_and_keeps_what_changed(root: Client) -> None:
+    seed(root)
+    a, b, c = list(Player.objects.using_index("by_number").filter(team_id="team-001").limit(3))
+    ids = [object_id(p) for p in (a, b, c)]
+    post = {"action": "delete_selected", "_selected_action": ids, "index": 0}
+    with count_requests() as counter:
+        confirm = root.post(PLAYERS + "?team_id=team-001", post)
+    assert confirm.status_code == 200 and counter == {"BatchGetItem": 1}
+    versions = dict(confirm.context["versions"])
+    c.player_name = "Changed"
+    c.save()
+    done = root.post(
+        PLAYERS + "?team_id=team-001", {**post, "post": "yes", **versions}, follow=True
+    )
+    body = text(done)
+    assert "Successfully deleted 2 players." in body and "Not deleted" in body
+    left = [p.player_id for p in Player.objects.filter(team_id="team-001")]
+    assert a.player_id not in left and b.player_id not in left and c.player_id in left
+
+
+def test_scan_only_where_the_admin_allows_it_with_its_cost(root: Client) -> None:
+    seed(root)
+    root.get("/teams/team-001/")  # a page view: a TeamStats item
+    with count_requests() as counter:
+        stats = root.get("/admin/roster/teamstats/")
+    assert requests_to(counter, TeamStats) == {"Scan": 1}
+    assert "A Scan of the whole table (allow_scan)" in text(stats)
+    assert [s.team_id for s in stats.context["cl"].rows] == ["team-001"]
+    with count_requests() as counter:
+        root.get(PLAYERS)
+    assert counter.total == 0  # Player: no allow_scan, no partition, no request
+
+
+def test_composite_object_ids_are_escaped_and_reversible(root: Client) -> None:
+    odd = Player.objects.create(team_id="a,b/c_d?é", player_name="Odd", uniform_number=5)
+    oid = object_id(odd)
+    assert parse_object_id(Player, oid) == odd.key
+    page = root.get(change_url(odd))
+    assert page.status_code == 200 and page.context["original"].obj == odd
+    listed = root.get(PLAYERS, {"team_id": "a,b/c_d?é"})
+    assert iri_to_uri(change_url(odd)) in listed.content.decode()
+    with pytest.raises(ValueError):
+        parse_object_id(Player, "no-comma")
+    assert root.get(PLAYERS + "no-comma/change/", follow=True).redirect_chain[-1][0] == "/admin/"
+
+
+def test_permissions_come_from_django_auth(client: Client) -> None:
+    seed(client)
+    assert Permission.objects.filter(
+        content_type__app_label="roster", codename__in=["view_player", "change_player"]
+    ).count() == 2
+    staff = User.objects.create_user("staff", password="pw", is_staff=True)
+    client.force_login(staff)
+    assert "Baseball roster" not in text(client.get("/admin/"))
+    assert client.get(PLAYERS, {"team_id": "team-001"}).status_code == 403
+
+    staff.user_permissions.add(Permission.objects.get(codename="view_player"))
+    staff = User.objects.get(pk=staff.pk)  # a fresh permission cache
+    client.force_login(staff)
+    listed = client.get(PLAYERS, {"team_id": "team-001"})
+    assert listed.status_code == 200 and len(listed.context["cl"].rows) == 10
+    assert listed.context["action_form"] is None  # delete_selected needs delete permission
+    player = listed.context["cl"].rows[0]
+    view = client.get(change_url(player))
+    assert view.status_code == 200 and "View player" in text(view)
+    assert all(f.disabled for f in view.context["adminform"].form.fields.values())
+    assert client.post(change_url(player), {"player_name": "x"}).status_code == 403
+    assert client.get(PLAYERS + "add/").status_code == 403
+
+
+def test_dynamodb_errors_are_admin_messages_never_a_500(root: Client, settings: Any) -> None:
+    seed(root)
+    settings.DYNAMO = {**settings.DYNAMO, "RETRY": {"MAX_ATTEMPTS": 1}}
+    events = get_handle().client.meta.events
+
+    def throttle(model: Any, params: Any, **kwargs: Any) -> None:
+        if model.name in ("Query", "GetItem"):
+            raise ClientError(
+                {"Error": {"Code": "ThrottlingException", "Message": "slow down"}}, model.name
+            )
+
+    events.register("before-call.dynamodb", throttle, unique_id="test-admin-throttle")
+    try:
+        listed = root.get(PLAYERS, {"team_id": "team-001"})
+        changed = root.get(PLAYERS + "team-001_2Cx/change/")
+    finally:
+        events.unregister("before-call.dynamodb", unique_id="test-admin-throttle")
+    for page in (listed, changed):
+        assert page.status_code == 503
+        assert "DynamoDB did not answer" in text(page) and "throttl" in text(page).lower()
+
+
+def test_register_on_djangos_site_and_its_checks() -> None:
+    class AdminSiteThing(models.Model):
+        thing_id = models.StringField(partition_key=True)
+
+        class Meta:
+            app_label = "roster"
+
+    site = admin.AdminSite(name="test-admin-site")
+    site.register(AdminSiteThing, DynamoModelAdmin)
+    assert site.is_registered(AdminSiteThing)
+    site.unregister(AdminSiteThing)
+
+    @admin.register(AdminSiteThing, site=site)
+    class ThingAdmin(DynamoModelAdmin):
+        list_display = ["thing_id", "nothing"]
+        list_filter = ["thing_id"]
+
+    ids = sorted(e.id for e in site._registry[AdminSiteThing].check())
+    assert ids == ["dynamo.E301", "dynamo.E302"]
+
+    class AdminOrphanThing(models.Model):
+        thing_id = models.StringField(partition_key=True)
+
+    with pytest.raises(ImproperlyConfigured, match="declare Meta.app_label"):
+        site.register(AdminOrphanThing, DynamoModelAdmin)
+
+
+def test_the_admin_urls_and_form_names_the_browser_tests_use(root: Client) -> None:
+    seed(root)
+    listed = root.get(PLAYERS, {"team_id": "team-001"}).content.decode()
+    assert re.search(r'<input type="text"[^>]*name="team_id"', listed)
+    assert 'class="next-page"' in listed and 'name="_selected_action"' in listed
+    team = Team.objects.get(league="demo", team_id="team-001")
+    assert json.dumps(object_id(team)) == '"demo,team-001"'
