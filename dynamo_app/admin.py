@@ -178,38 +178,40 @@ class ChangeList:
         return qs
 
     def run(self) -> None:
-        """One request: the page the cursor names (a reverse query for ``before``)."""
+        """One request: the page the cursor names (``before``: the query reversed).
+
+        It asks for one item more than it shows: whether that item came is whether
+        there is a page further on, on every engine (DynamoDB hands out a cursor when
+        ``Limit`` is met exactly, so a page of exactly ``Limit`` would otherwise
+        lead to an empty one)."""
         if self.errors or (self.partition is None and not self.scan):
             return
         size = self.model_admin.list_per_page
         before = self.params.get(BEFORE_VAR) if self.sort_field and not self.scan else None
         cursor = None if before else self.params.get(CURSOR_VAR) or None
+        qs = self.queryset(reverse=bool(before))
         with count_requests() as self.cost:
-            if before:
-                self.page = self.queryset(reverse=True).page(size=size, cursor=before)
-                self.rows = self.page.items[::-1]
-            else:
-                self.page = self.queryset().page(size=size, cursor=cursor)
-                self.rows = list(self.page.items)
+            self.page = qs.page(size=size + 1, cursor=before or cursor)
+        shown = self.page.items[:size]
+        further = None
+        if len(self.page.items) > size:
+            further = qs.cursor_after(shown[-1])
+        elif self.page.next_cursor:  # DynamoDB stopped early (1 MB a response): more may follow
+            further = self.page.next_cursor
         if self.model_admin.show_count and not self.scan:
             with count_requests() as self.count_cost:
                 self.count = self.queryset().count()
-        self._links(before, cursor)
-
-    def _links(self, before: str | None, cursor: str | None) -> None:
-        assert self.page is not None
+        self.rows = shown[::-1] if before else shown
+        pageable = self.sort_field is not None and not self.scan
         if before:
-            has_previous, has_next = self.page.next_cursor is not None, True
+            self.previous_url = self.url(**{BEFORE_VAR: further}) if further else ""
+            if self.rows:
+                self.next_url = self.url(
+                    **{CURSOR_VAR: self.queryset().cursor_after(self.rows[-1])}
+                )
         else:
-            has_previous, has_next = cursor is not None, self.page.next_cursor is not None
-        if self.page.next_cursor and not before:
-            self.next_url = self.url(**{CURSOR_VAR: self.page.next_cursor})
-        elif has_next and self.rows:
-            self.next_url = self.url(**{CURSOR_VAR: self.queryset().cursor_after(self.rows[-1])})
-        if has_previous and self.sort_field is not None and not self.scan and self.rows:
-            if before:
-                self.previous_url = self.url(**{BEFORE_VAR: self.page.next_cursor})
-            else:
+            self.next_url = self.url(**{CURSOR_VAR: further}) if further else ""
+            if cursor and pageable and self.rows:
                 back = self.queryset(reverse=True).cursor_after(self.rows[0])
                 self.previous_url = self.url(**{BEFORE_VAR: back})
         if before or cursor:
@@ -217,9 +219,7 @@ class ChangeList:
 
     def url(self, **page: str | None) -> str:
         """This change list's URL with another page (no page: the first)."""
-        params = {
-            k: str(v) for k, v in self.params.items() if k not in (CURSOR_VAR, BEFORE_VAR)
-        }
+        params = {k: str(v) for k, v in self.params.items() if k not in (CURSOR_VAR, BEFORE_VAR)}
         params.update((k, v) for k, v in page.items() if v)
         return "?" + urlencode(params)
 
@@ -379,10 +379,11 @@ class DynamoModelAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
                         id="dynamo.E302",
                     )
                 )
-        if not 0 < self.list_per_page <= MAX_LIMIT:
+        if not 0 < self.list_per_page < MAX_LIMIT:
             errors.append(
                 checks.Error(
-                    f"{name}.list_per_page must be 1 to {MAX_LIMIT} (DynamoDB's Limit).",
+                    f"{name}.list_per_page must be 1 to {MAX_LIMIT - 1} (a page reads one item "
+                    f"more than it shows, and DynamoDB's Limit is at most {MAX_LIMIT}).",
                     obj=type(self),
                     id="dynamo.E303",
                 )
