@@ -114,6 +114,7 @@ def test_change_list_is_one_query_per_page_forwards_and_back(root: Client) -> No
 def test_change_list_by_table_key_with_a_sort_key_prefix(root: Client) -> None:
     seed(root)
     team = root.get("/admin/roster/team/")  # the league partition: the key's default
+    assert 'href="/admin/roster/player/?team_id=team-001"' in team.content.decode()
     assert [t.team_id for t in team.context["cl"].rows] == [
         "kyoto-cranes",
         "osaka-otters",
@@ -191,8 +192,9 @@ def test_a_taken_unique_value_is_an_error_on_its_field(root: Client) -> None:
 
 def test_add_creates_insert_only_and_logs_the_addition(root: Client) -> None:
     seed(root)
-    page = root.get(PLAYERS + "add/")
-    assert page.status_code == 200
+    with count_requests() as counter:
+        page = root.get(PLAYERS + "add/")
+    assert page.status_code == 200 and counter.total == 0
     data = form_data(page, team_id="team-001", player_name="Zed", uniform_number=77)
     with count_requests() as counter:
         added = root.post(PLAYERS + "add/", data)
@@ -202,8 +204,10 @@ def test_add_creates_insert_only_and_logs_the_addition(root: Client) -> None:
     entry = LogEntry.objects.get()
     assert entry.object_id == object_id(zed) and entry.is_addition()
     assert entry.get_admin_url() == change_url(zed)
-    history = root.get(change_url(zed).replace("/change/", "/history/"))
+    with count_requests() as counter:
+        history = root.get(change_url(zed).replace("/change/", "/history/"))
     assert history.status_code == 200 and "Added." in text(history)
+    assert counter == {"GetItem": 1}
 
     twice = root.post(PLAYERS + "add/", {**data, "player_id": zed.player_id})
     assert twice.status_code == 200
@@ -214,8 +218,10 @@ def test_delete_is_conditioned_on_the_version_the_page_showed(root: Client) -> N
     seed(root)
     player = Player.objects.using_index("by_number").filter(team_id="team-001").first()
     delete_url = change_url(player).replace("/change/", "/delete/")
-    page = root.get(delete_url)
+    with count_requests() as counter:
+        page = root.get(delete_url)
     assert page.status_code == 200 and "the unique value lock" in text(page)
+    assert counter == {"GetItem": 1}
     assert page.context["version"] == player.version
 
     player.player_name = "Changed meanwhile"
@@ -224,8 +230,10 @@ def test_delete_is_conditioned_on_the_version_the_page_showed(root: Client) -> N
     assert refused.status_code == 409 and "nothing was deleted" in text(refused)
     assert Player.objects.get(**player.key).player_name == "Changed meanwhile"
 
-    deleted = root.post(delete_url, {"post": "yes", "_version": refused.context["version"]})
+    with count_requests() as counter:
+        deleted = root.post(delete_url, {"post": "yes", "_version": refused.context["version"]})
     assert deleted.status_code == 302
+    assert counter == {"GetItem": 1, "TransactWriteItems": 1}  # the item and its number's lock
     assert not Player.objects.filter(**player.key).exists()
     # its number is free again: the lock went in the same transaction
     Player.objects.create(team_id="team-001", player_name="New", uniform_number=1)
