@@ -25,6 +25,7 @@ from django.utils.encoding import iri_to_uri
 from dynamo_app import models
 from dynamo_app.admin import DynamoModelAdmin, object_id, parse_object_id
 from dynamo_app.handle import get_handle
+from dynamo_app.tables import registry
 from dynamo_app.testing import count_requests
 from project.roster.models import Player, Team, TeamEvent, TeamStats
 from tests.demo_support import demo_site, seed, text
@@ -354,13 +355,33 @@ def test_dynamodb_errors_are_admin_messages_never_a_500(root: Client, throttle: 
         assert "DynamoDB did not answer" in text(page) and "throttl" in text(page).lower()
 
 
+class AdminSiteThing(models.Model):
+    thing_id = models.IntegerField(partition_key=True)
+    blob = models.BinaryField(sort_key=True)
+
+    class Meta:
+        app_label = "roster"
+
+
+class AdminOrphanThing(models.Model):  # in no installed app: tests/ is none
+    thing_id = models.StringField(partition_key=True)
+
+
+for _model in (AdminSiteThing, AdminOrphanThing):  # never written: no tables
+    registry.unregister(_model._meta.table_name)
+
+
+def test_number_and_binary_keys_in_object_ids() -> None:
+    thing = AdminSiteThing(thing_id=-42, blob=b"\x00/,_\xff")
+    oid = object_id(thing)
+    assert oid == "-42,AC8sX_5F8_3D"  # base64url of the bytes, quoted ("_" -> "_5F")
+    assert parse_object_id(AdminSiteThing, oid) == {"thing_id": -42, "blob": b"\x00/,_\xff"}
+    for bad in ("x,AA==", "1.5,AA==", "NaN,AA==", ",AA==", "1"):
+        with pytest.raises(ValueError):
+            parse_object_id(AdminSiteThing, bad)
+
+
 def test_register_on_djangos_site_and_its_checks() -> None:
-    class AdminSiteThing(models.Model):
-        thing_id = models.StringField(partition_key=True)
-
-        class Meta:
-            app_label = "roster"
-
     site = admin.AdminSite(name="test-admin-site")
     site.register(AdminSiteThing, DynamoModelAdmin)
     assert site.is_registered(AdminSiteThing)
@@ -373,10 +394,6 @@ def test_register_on_djangos_site_and_its_checks() -> None:
 
     ids = sorted(e.id for e in site._registry[AdminSiteThing].check())
     assert ids == ["dynamo.E301", "dynamo.E302"]
-
-    class AdminOrphanThing(models.Model):
-        thing_id = models.StringField(partition_key=True)
-
     with pytest.raises(ImproperlyConfigured, match="declare Meta.app_label"):
         site.register(AdminOrphanThing, DynamoModelAdmin)
 
