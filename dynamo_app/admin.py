@@ -9,7 +9,8 @@ under its app, at Django's URLs, with Django's templates, messages and
 * The change list shows one partition at a time (``?<partition key>=<value>``,
   or ``?index=<name>&<its partition key>=<value>``), in sort-key order, a page
   per Query (``list_per_page`` items), paged by the signed cursors
-  (``?cursor=`` forwards, ``?before=`` backwards), never by offsets; ``?q=`` is
+  (``?cursor=`` forwards, ``?before=`` backwards), never by offsets (a page asks
+  for one item more than it shows, to know whether another follows); ``?q=`` is
   a sort-key prefix (``begins_with``). No count unless ``show_count = True``
   (it reads the whole partition). A Scan of the whole table only with
   ``allow_scan = True``, and each page says what it cost.
@@ -286,7 +287,7 @@ class DynamoModelAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
     Takes Django's ``list_display``, ``list_per_page``, ``fields``, ``exclude``,
     ``fieldsets``, ``form`` (a ``dynamo_app.forms.ModelForm``), ``actions``,
     ``save_on_top``, ``save_as_continue``; and its own ``allow_scan``,
-    ``show_count``, ``indexes``. What reads an ORM queryset (``list_filter``,
+    ``show_count``, ``indexes``, ``default_index``, ``descending``. What reads an ORM queryset (``list_filter``,
     ``search_fields``, ``date_hierarchy``, ``list_editable``, ``inlines``,
     ``readonly_fields``, ``raw_id_fields``) has no meaning here and is refused
     by ``manage.py check`` (dynamo.E301).
