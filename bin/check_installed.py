@@ -43,6 +43,10 @@ else:
     sys.exit("the debug-toolbar panel imported without django-debug-toolbar installed")
 template = "templates/dynamo_app/debug_toolbar_panel.html"
 assert resources.files("dynamo_app").joinpath(template).is_file(), f"{template} is missing"
+# So are the admin's (dynamo_app.admin).
+for page in ("change_list", "delete_confirmation", "delete_selected_confirmation", "unavailable"):
+    template = f"templates/dynamo_app/admin/{page}.html"
+    assert resources.files("dynamo_app").joinpath(template).is_file(), f"{template} is missing"
 
 # Every other module imports, dynamo_app.testing included (its helpers need no pytest; the
 # fixtures it loads under pytest, dynamo_app.test.plugin, need the test extra;
