@@ -287,8 +287,9 @@ class DynamoModelAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
     Takes Django's ``list_display``, ``list_per_page``, ``fields``, ``exclude``,
     ``fieldsets``, ``form`` (a ``dynamo_app.forms.ModelForm``), ``actions``,
     ``save_on_top``, ``save_as_continue``; and its own ``allow_scan``,
-    ``show_count``, ``indexes``, ``default_index``, ``descending``. What reads an ORM queryset (``list_filter``,
-    ``search_fields``, ``date_hierarchy``, ``list_editable``, ``inlines``,
+    ``show_count``, ``indexes``, ``default_index``, ``descending``. What reads
+    an ORM queryset (``list_filter``, ``search_fields``, ``date_hierarchy``,
+    ``list_editable``, ``inlines``,
     ``readonly_fields``, ``raw_id_fields``) has no meaning here and is refused
     by ``manage.py check`` (dynamo.E301).
     """
