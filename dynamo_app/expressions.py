@@ -18,6 +18,7 @@ and values are encoded as plain JSON-like values.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -34,8 +35,10 @@ _SEGMENT = re.compile(r"([^.\[\]]+)((?:\[\d+\])*)")
 _INDEX = re.compile(r"\[(\d+)\]")
 
 
+@functools.lru_cache(maxsize=4096)
 def parse_path(path: str) -> Path:
-    """``"a.b[2].c"`` -> ``("a", "b", 2, "c")``."""
+    """``"a.b[2].c"`` -> ``("a", "b", 2, "c")`` (kept: a query or write names the
+    same few paths again and again, up to six times per Query)."""
     parts: list[str | int] = []
     for segment in path.split("."):
         match = _SEGMENT.fullmatch(segment)

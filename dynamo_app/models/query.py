@@ -272,7 +272,7 @@ class QuerySet(Generic[M]):
             )
 
     def _params(self) -> tuple[dict[str, Any], str]:
-        """Request parameters (without paging) and the query's cursor fingerprint."""
+        """Request parameters (without paging) and the query's identity (see cursors)."""
         meta = self.model._meta
         schema = self._schema()
         c = meta.compiler()
@@ -308,7 +308,7 @@ class QuerySet(Generic[M]):
         )
         params.update(c.params())
         parts.update(c.params())
-        return params, cursors.fingerprint(parts)
+        return params, cursors.identity(parts)
 
     @property
     def _partial(self) -> bool:
