@@ -30,7 +30,6 @@ from datetime import datetime
 from decimal import Decimal, InvalidOperation
 from typing import Any, TypeGuard, TypeVar
 
-from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.contrib.sessions.backends.base import (
     VALID_KEY_CHARS,
@@ -40,7 +39,7 @@ from django.contrib.sessions.backends.base import (
 )
 from django.utils.crypto import get_random_string
 
-from . import wire
+from . import threads, wire
 from .app_tables import SESSION_EXPIRES, SESSION_KEY, SESSIONS
 from .conf import require_installed
 from .exceptions import BatchIncomplete, ConditionFailed, ItemTooLarge
@@ -77,9 +76,10 @@ def valid_key(key: object) -> TypeGuard[str]:
 
 
 def _in_thread(func: Callable[..., T]) -> Callable[..., Awaitable[T]]:
-    """Run blocking I/O off the event loop. boto3 clients are thread-safe, so
-    concurrent requests need not queue on Django's single sync thread."""
-    return sync_to_async(func, thread_sensitive=False)
+    """Run blocking I/O off the event loop, in the app's pool (dynamo_app.threads).
+    boto3 clients are thread-safe, so concurrent requests need not queue on
+    Django's single sync thread."""
+    return threads.in_thread(func)
 
 
 def _expires_at(item: dict[str, Any]) -> Decimal | None:

@@ -21,9 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from asgiref.sync import sync_to_async
-
-from . import wire
+from . import threads, wire
 from .actions import Action
 from .app_tables import IDEMPOTENCY, IDEMPOTENCY_EXPIRES, IDEMPOTENCY_KEY
 from .exceptions import AlreadyApplied, TransactionCanceled, TransactionLimitExceeded
@@ -217,7 +215,7 @@ class TransactionBlock(Generic[T]):
 
     async def __aexit__(self, exc_type: type[BaseException] | None, *exc: object) -> None:
         if exc_type is None:
-            await sync_to_async(self.tx.commit, thread_sensitive=False)()
+            await threads.in_thread(self.tx.commit)()
 
 
 def read(requests: Iterable[tuple[type[Model], Any]], *, consistent: bool = True) -> list[Any]:

@@ -23,7 +23,7 @@ def test_defaults():
     s = parse({})
     assert s.enabled is False
     assert s.timeout == 10.0
-    assert s.max_idle_conns == 4
+    assert s.max_idle_conns == 10 and s.async_threads == 10
     assert s.verify_schema is True and s.auto_migrate is False
     assert s.retry.max_attempts == 5
 

@@ -194,3 +194,28 @@ def test_sync_code_runs_in_a_worker_thread_and_overrides_apply(dynamo_db):
     assert len(AsyncAudited.saved_in) == 3
     assert threading.main_thread() not in AsyncAudited.saved_in
     assert len(list(AsyncAudited.objects.scan())) == 3
+
+
+def test_concurrent_async_calls_run_on_the_apps_pool_of_async_threads(dynamo_db):
+    """200 concurrent aget would otherwise share the event loop's default executor
+    (sized by CPU count, shared with the project); DYNAMO['ASYNC_THREADS'] sizes ours."""
+    from django.conf import settings
+    from django.test import override_settings
+
+    from dynamo_app.handle import get_handle
+
+    AsyncReading.objects.bulk_save(AsyncReading(sensor="pool", at=i) for i in range(8))
+    with override_settings(DYNAMO={**settings.DYNAMO, "ASYNC_THREADS": 3}):
+        names: set[str] = set()
+
+        def sending(**kwargs):
+            names.add(threading.current_thread().name)
+
+        get_handle().client.meta.events.register("before-send.dynamodb", sending)
+
+        async def burst():
+            gets = (AsyncReading.objects.aget(sensor="pool", at=i % 8) for i in range(24))
+            return await asyncio.gather(*gets)
+
+        assert [r.at for r in asyncio.run(burst())] == [i % 8 for i in range(24)]
+    assert 1 <= len(names) <= 3 and all(n.startswith("dynamo-async") for n in names)

@@ -1,9 +1,10 @@
 """The async API (``aget``, ``asave``, ...): each method runs its sync twin in a worker thread.
 
 One implementation of every behaviour: ``asave(...)`` is ``save(...)`` - the
-same requests, the same errors - called off the event loop. The thread is not
-Django's single sync thread (``thread_sensitive=False``): boto3 clients are
-thread-safe, so concurrent ASGI requests need not queue behind each other.
+same requests, the same errors - called off the event loop. The thread is one
+of the app's pool (``dynamo_app.threads``, ``DYNAMO['ASYNC_THREADS']``), not
+Django's single sync thread: boto3 clients are thread-safe, so concurrent ASGI
+requests need not queue behind each other.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import functools
 from collections.abc import Callable, Coroutine, Iterator
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
-from asgiref.sync import sync_to_async
+from .. import threads
 
 S = TypeVar("S")
 P = ParamSpec("P")
@@ -31,7 +32,7 @@ def in_thread(
 
     async def twin(self: S, /, *args: P.args, **kwargs: P.kwargs) -> T:
         sync: Callable[P, T] = getattr(self, name)
-        return await sync_to_async(sync, thread_sensitive=False)(*args, **kwargs)
+        return await threads.in_thread(sync)(*args, **kwargs)
 
     functools.update_wrapper(twin, method)
     twin.__name__ = f"a{name}"
@@ -46,4 +47,4 @@ async def next_in_thread(iterator: Iterator[T]) -> T | None:
     def step() -> T | None:
         return next(iterator, None)
 
-    return await sync_to_async(step, thread_sensitive=False)()
+    return await threads.in_thread(step)()
