@@ -10,7 +10,16 @@ import time
 
 from .common import Context, Section, django_pointed_at, local_server
 
-BENCHMARKS = ["codec", "operations", "sessions", "startup", "memory", "contention", "dataio"]
+BENCHMARKS = [
+    "codec",
+    "operations",
+    "sessions",
+    "startup",
+    "memory",
+    "contention",
+    "dataio",
+    "concurrency",
+]
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
