@@ -275,6 +275,7 @@ class DynamoSettings:
     timeout: float = setting("10s", parse_duration)
     max_idle_conns: int = setting(10, _pool_size)
     async_threads: int = setting(10, _pool_size)
+    lean_signing: bool = setting(True, _boolean)
     verify_schema: bool = setting(True, _boolean)
     auto_migrate: bool = setting(False, _boolean)
     retry: RetrySettings = setting({}, _retry)

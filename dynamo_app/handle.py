@@ -31,7 +31,7 @@ from botocore.exceptions import (
 from django.core.exceptions import ImproperlyConfigured
 from django.core.signals import setting_changed
 
-from . import dax, exceptions, pipeline, requests
+from . import dax, exceptions, pipeline, requests, sigv4
 from .conf import DynamoSettings, changes_section, get_settings
 from .parser import ResponseParserFactory
 from .retry import Decision, RetryPolicy, classify, error_code, server_error, stored_item
@@ -124,6 +124,8 @@ class Handle:
                 if service == "dynamodb" and s.dax_endpoints:
                     self.dax = dax.factory(s, session, config)
                 client = session.client(service, endpoint_url=self.endpoint_url, config=config)
+                if s.lean_signing:
+                    sigv4.lean_signing(client)
                 return pipeline.lean(client)
         except Exception as exc:
             raise _detached(exc) from None

@@ -1,0 +1,114 @@
+"""dynamo_app.sigv4: AWS's published SigV4 test vectors, and botocore's own
+signature of every operation the app sends (the workload of test_iam, which
+proves it sends every one), byte for byte; LEAN_SIGNING=False is botocore's signer."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+import pytest
+from botocore import auth
+from botocore.awsrequest import AWSRequest
+from botocore.credentials import Credentials
+from django.conf import settings
+from django.test import override_settings
+
+from dynamo_app import iam, sigv4
+from dynamo_app.handle import get_handle
+from tests.test_iam import IamReading, declare, test_the_app_sends_every_listed_operation
+
+__all__ = ["declare"]  # a fixture
+
+SUITE_KEY = Credentials("AKIDEXAMPLE", "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY")
+SCOPE = "AKIDEXAMPLE/20150830/us-east-1/service/aws4_request"
+FORM = {"Content-Type": "application/x-www-form-urlencoded"}
+
+# AWS's SigV4 test suite (aws-sig-v4-test-suite): name, method, path, headers, body, signature.
+VECTORS = [
+    ("get-vanilla", "GET", "/", {}, b"", "host;x-amz-date",
+     "5fa00fa31553b73ebf1942676e86291e8372ff2a2260956d9b8aae1d763fbf31"),
+    ("get-vanilla-query-order-key-case", "GET", "/?Param2=value2&Param1=value1", {}, b"",
+     "host;x-amz-date", "b97d918cfa904a5beff61c982a1b6f458b799221646efd99d3219ec94cdf2500"),
+    ("get-utf8", "GET", "/\u1234", {}, b"", "host;x-amz-date",
+     "8318018e0b0f223aa2bbf98705b62bb787dc9c0e678f255a891fd03141be5d85"),
+    ("post-vanilla", "POST", "/", {}, b"", "host;x-amz-date",
+     "5da7c1a2acd57cee7505fc6676e4e544621c30862966e37dddb68e92efbe5d6b"),
+    ("post-vanilla-query", "POST", "/?Param1=value1", {}, b"", "host;x-amz-date",
+     "28038455d6de14eafc1f9222cf5aa6f1a96197d7deb8263271d420d138af7f11"),
+    ("post-x-www-form-urlencoded", "POST", "/", FORM, b"Param1=value1",
+     "content-type;host;x-amz-date",
+     "ff11897932ad3f4e8b18135d722051e5ac45fc38421b1da7b9d196a0fe09473a"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("name, method, path, headers, body, signed, signature", VECTORS)
+def test_aws_sigv4_test_suite(monkeypatch, name, method, path, headers, body, signed, signature):
+    monkeypatch.setattr(sigv4, "get_current_datetime", lambda: datetime(2015, 8, 30, 12, 36))
+    request = AWSRequest(
+        method, f"https://example.amazonaws.com{path}", {"Host": "example.amazonaws.com", **headers}
+    )
+    request.data = body
+    sigv4.LeanSigV4Auth(SUITE_KEY, "service", "us-east-1").add_auth(request)
+    assert request.headers["Authorization"] == (
+        f"AWS4-HMAC-SHA256 Credential={SCOPE}, SignedHeaders={signed}, Signature={signature}"
+    )
+
+
+class SignedTwice:
+    """Each request the lean signer signs, signed again by botocore's SigV4Auth at the
+    same instant from the same headers; the Authorization headers must be equal."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.operations: set[str] = set()
+        self.mismatches: list[tuple[str, str, str]] = []
+        lean = sigv4.LeanSigV4Auth.add_auth
+        monkeypatch.setattr(sigv4.LeanSigV4Auth, "add_auth", self._wrap(lean, monkeypatch))
+
+    def _wrap(self, lean: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
+        def add_auth(signer: Any, request: Any) -> None:
+            unsigned = dict(request.headers.items())
+            lean(signer, request)
+            stamp = datetime.strptime(request.context["timestamp"], auth.SIGV4_TIMESTAMP)
+            again = AWSRequest(request.method, request.url, unsigned, request.data)
+            again.context = dict(request.context)
+            with monkeypatch.context() as frozen:
+                frozen.setattr(auth, "get_current_datetime", lambda: stamp)
+                auth.SigV4Auth(signer.credentials, signer._service_name, signer._region_name)\
+                    .add_auth(again)  # fmt: skip
+            operation = str(request.headers.get("X-Amz-Target", "")).rpartition(".")[2]
+            self.operations.add(operation)
+            if again.headers["Authorization"] != request.headers["Authorization"]:
+                self.mismatches.append(
+                    (operation, request.headers["Authorization"], again.headers["Authorization"])
+                )
+            assert dict(again.headers.items()) == dict(request.headers.items())
+
+        return add_auth
+
+
+def test_every_operation_the_app_sends_is_signed_as_botocore_signs_it(
+    monkeypatch, declare, app_operations
+):
+    twice = SignedTwice(monkeypatch)
+    test_the_app_sends_every_listed_operation(declare, app_operations)
+    assert {op.name for op in iam.OPERATIONS} <= twice.operations
+    assert twice.mismatches == []
+
+
+def test_with_a_session_token_too(monkeypatch, dynamo_db):
+    twice = SignedTwice(monkeypatch)
+    with override_settings(DYNAMO={**settings.DYNAMO, "SESSION_TOKEN": "session-token-value"}):
+        IamReading.objects.create(sensor="tok", at=1)
+        IamReading.objects.get(sensor="tok", at=1)
+    assert {"PutItem", "GetItem"} <= twice.operations and twice.mismatches == []
+
+
+def test_lean_signing_off_is_botocore_signer(dynamo_db):
+    signer = get_handle().client._request_signer
+    assert type(signer.get_auth_instance("dynamodb", "us-east-1", "v4")) is sigv4.LeanSigV4Auth
+    with override_settings(DYNAMO={**settings.DYNAMO, "LEAN_SIGNING": False}):
+        signer = get_handle().client._request_signer
+        assert type(signer.get_auth_instance("dynamodb", "us-east-1", "v4")) is auth.SigV4Auth
+        IamReading.objects.create(sensor="off", at=1)
+        assert IamReading.objects.get(sensor="off", at=1).at == 1
