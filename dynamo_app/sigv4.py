@@ -8,8 +8,9 @@ three times, and derives the signing key with four HMACs. ``LeanSigV4Auth``
 produces the same bytes - the same canonical request, string to sign and
 ``Authorization`` header; tests/test_sigv4.py holds it to AWS's published
 SigV4 test vectors and to botocore's own output for every operation the app
-sends - while reading the headers once, keeping what depends on the URL alone
-(host, path, query) per URL, and the signing key per day, region and service.
+sends - while reading the headers once, hashing the body's bytes without
+preparing the whole request again, keeping what depends on the URL alone (host,
+path, query) per URL, and the signing key per day, region and service.
 
 Credentials are botocore's (its providers, refresh and frozen credentials per
 request); payload hashing, the date and token headers are botocore's methods.
@@ -57,6 +58,8 @@ class LeanSigV4Auth(auth.SigV4Auth):
     _region_name: str
     _service_name: str
     _modify_request_before_signing: Callable[[Any], None]
+    _is_streaming_checksum_payload: Callable[[Any], bool]
+    _should_sha256_sign_payload: Callable[[Any], bool]
 
     def _canonical_headers(self, request: Any, host: str) -> tuple[str, str]:
         """(canonical headers, signed headers) as ``headers_to_sign``,
@@ -86,6 +89,20 @@ class LeanSigV4Auth(auth.SigV4Auth):
                 self._signing_keys.clear()
             self._signing_keys[cache_key] = key
         return key
+
+    def payload(self, request: Any) -> str:
+        """botocore's payload hash; a body of bytes (every DynamoDB request's JSON)
+        is hashed as it is, without ``request.body``'s preparing of the whole request."""
+        data = request.data
+        if type(data) is not bytes or not self._plain_payload(request):
+            return super().payload(request)
+        return hashlib.sha256(data).hexdigest() if data else _auth.EMPTY_SHA256_HASH
+
+    def _plain_payload(self, request: Any) -> bool:
+        """Whether botocore would hash the body itself (no trailer, payload signing on)."""
+        return not self._is_streaming_checksum_payload(request) and bool(
+            self._should_sha256_sign_payload(request)
+        )
 
     def add_auth(self, request: Any) -> None:
         if self.credentials is None:
