@@ -59,18 +59,47 @@ def binary_values(item: Mapping[str, Any], blob: Callable[[Any], bytes]) -> Mapp
 # targeted ignores.
 
 
+class _TextualJSONParser(parsers.JSONParser):
+    """botocore's JSON parser, attribute values taken as ``json.loads`` gives them:
+    right for a body that holds no binary value (nothing to convert)."""
+
+    def _handle_map(self, shape: Any, value: Any) -> Any:
+        if shape.value.name == _ATTRIBUTE_VALUE and isinstance(value, dict):
+            return value
+        return super()._handle_map(shape, value)  # type: ignore[misc]
+
+    def _handle_structure(self, shape: Any, value: Any) -> Any:
+        if shape.name == _ATTRIBUTE_VALUE and value is not None:
+            return value
+        return super()._handle_structure(shape, value)  # type: ignore[misc]
+
+
 class DynamoJSONParser(parsers.JSONParser):
-    """botocore's JSON parser, with attribute values converted directly."""
+    """botocore's JSON parser, with attribute values converted directly.
+
+    A body without ``"B"`` or ``"BS"`` anywhere has no binary value to convert
+    (a binary value is always written ``{"B": ...}`` or ``{"BS": [...]}``), so its
+    attribute values are not walked at all: on a page of 25 items the walk was a
+    fifth of the client's CPU. Text that merely contains those characters only
+    costs the walk.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._textual = _TextualJSONParser(*args, **kwargs)
 
     def parse(self, response: Mapping[str, Any], shape: Any) -> Any:
+        body = response["body"]
         expected = response["headers"].get("x-amz-crc32")
         if expected is not None:
-            actual = zlib.crc32(response["body"])
+            actual = zlib.crc32(body)
             if not expected.isdigit() or int(expected) != actual:
                 raise ChecksumError(
                     checksum_type="crc32", expected_checksum=expected, actual_checksum=str(actual)
                 )
-        return super().parse(response, shape)
+        if b'"B"' in body or b'"BS"' in body:
+            return super().parse(response, shape)
+        return self._textual.parse(response, shape)
 
     def _handle_map(self, shape: Any, value: Any) -> Any:
         if shape.value.name == _ATTRIBUTE_VALUE and isinstance(value, dict):

@@ -7,6 +7,7 @@ import botocore.session
 import pytest
 from botocore.parsers import JSONParser
 
+from dynamo_app import parser
 from dynamo_app.parser import DynamoJSONParser
 
 MODEL = botocore.session.get_session().get_service_model("dynamodb")
@@ -109,3 +110,30 @@ def test_error_responses_parse_as_botocore_parses_them(body: dict) -> None:
     lean = parse(DynamoJSONParser, operation, body, status=400)
     assert lean == parse(JSONParser, operation, body, status=400)
     assert lean["Error"]["Code"] == body["__type"].split("#")[-1]
+
+
+TEXT_ONLY = {k: v for k, v in ITEM.items() if k not in ("b", "bs", "doc")}
+LOOKS_BINARY = {**TEXT_ONLY, "note": {"S": 'says "B": "x" and "BS"'}}
+
+
+@pytest.mark.parametrize("item", [TEXT_ONLY, LOOKS_BINARY, ITEM])
+def test_pages_with_or_without_binary_values_parse_as_botocore_parses_them(item: dict) -> None:
+    body = {
+        "Items": [item] * 3,
+        "Count": 3,
+        "ScannedCount": 3,
+        "LastEvaluatedKey": {"pk": item["pk"]},
+    }
+    assert parse(DynamoJSONParser, "Query", body) == parse(JSONParser, "Query", body)
+
+
+def test_a_body_without_binary_values_is_not_walked(monkeypatch: pytest.MonkeyPatch) -> None:
+    def walked(*args: object) -> None:
+        raise AssertionError("attribute values walked")
+
+    monkeypatch.setattr(parser, "_value", walked)
+    monkeypatch.setattr(parser, "binary_values", walked)
+    body = {"Items": [TEXT_ONLY] * 25, "Count": 25, "ScannedCount": 25}
+    assert parse(DynamoJSONParser, "Query", body)["Items"] == [TEXT_ONLY] * 25
+    with pytest.raises(AssertionError, match="walked"):
+        parse(DynamoJSONParser, "Query", {"Items": [ITEM], "Count": 1, "ScannedCount": 1})
