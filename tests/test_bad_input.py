@@ -49,6 +49,8 @@ WRONG_TYPE = {
     "TABLE_RESOLVER": 42,
     "TIMEOUT": "soon",
     "MAX_IDLE_CONNS": 2.5,
+    "ASYNC_THREADS": "10",
+    "LEAN_SIGNING": "no",
     "VERIFY_SCHEMA": "False",
     "AUTO_MIGRATE": 1,
     "RETRY": 5,
