@@ -447,3 +447,16 @@ def test_a_page_that_ends_the_partition_exactly_offers_no_next_page(root: Client
         page = root.get(PLAYERS, {"team_id": "exact"})
     assert counter.total == 1 and numbers(page) == list(range(10))
     assert page.context["cl"].next_url == ""  # it read 11 at most: no empty page behind
+
+
+def test_changing_a_unique_value_reads_its_lock_then_moves_it_in_one_transaction(
+    root: Client,
+) -> None:
+    seed(root)
+    player = Player.objects.using_index("by_number").filter(team_id="team-001").first()
+    page = root.get(change_url(player))
+    with count_requests() as counter:
+        saved = root.post(change_url(player), form_data(page, uniform_number=77))
+    assert saved.status_code == 302
+    assert counter == {"GetItem": 2, "TransactWriteItems": 1}  # the item, the new lock; the write
+    assert Player.objects.get(**player.key).uniform_number == 77
