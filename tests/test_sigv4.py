@@ -16,7 +16,8 @@ from django.test import override_settings
 
 from dynamo_app import iam, sigv4
 from dynamo_app.handle import get_handle
-from tests.test_iam import IamReading, declare, test_the_app_sends_every_listed_operation
+from tests import test_iam
+from tests.test_iam import IamReading, declare
 
 __all__ = ["declare"]  # a fixture
 
@@ -91,7 +92,7 @@ def test_every_operation_the_app_sends_is_signed_as_botocore_signs_it(
     monkeypatch, declare, app_operations
 ):
     twice = SignedTwice(monkeypatch)
-    test_the_app_sends_every_listed_operation(declare, app_operations)
+    test_iam.test_the_app_sends_every_listed_operation(declare, app_operations)
     assert {op.name for op in iam.OPERATIONS} <= twice.operations
     assert twice.mismatches == []
 
