@@ -100,6 +100,8 @@ class TableDefinition:
     stream: str | None = None  # the StreamViewType ("NEW_AND_OLD_IMAGES", ...), None: no stream
     billing_mode: str = "PAY_PER_REQUEST"
     owner: str = ""  # who declared it, for messages: "demo.Player", "dynamo_app sessions"
+    # The models in a shared table (models.Table), by label; () for a model's own table.
+    shared_by: tuple[str, ...] = field(default=(), compare=False)
     extra: dict[str, object] = field(default_factory=dict, compare=False, hash=False)
 
     def key_schema(self) -> list[dict[str, str]]:

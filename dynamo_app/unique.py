@@ -118,7 +118,7 @@ class Unique:
                 return None
             encoded.append(canonical(fields[name].encode_key(value, self.meta.key_limits[name])))
         scope, claimed = encoded[: len(self.within)], encoded[len(self.within) :]
-        return _to_json([self.meta.table_name, self.name, scope, claimed])
+        return _to_json([self.meta.lock_scope, self.name, scope, claimed])
 
     # --- lock actions
 

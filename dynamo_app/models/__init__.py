@@ -42,6 +42,7 @@ from .manager import Manager
 from .options import GlobalIndex, LocalIndex, Options
 from .query import Page, QuerySet
 from .registry import registered_models
+from .table import Table
 
 __all__ = [
     "AlreadyExists",
@@ -77,6 +78,7 @@ __all__ = [
     "StringField",
     "StringSetField",
     "StoredValueError",
+    "Table",
     "UUIDField",
     "Unique",
     "VersionField",

@@ -81,7 +81,10 @@ class ModelBase(type):
             )
         if not cls._meta.abstract:
             require_installed(f"The DynamoDB model {cls._meta.label}")
-            registry.register(cls._meta.table_definition())
+            if cls._meta.shared is not None:
+                cls._meta.shared.attach(cls)
+            else:
+                registry.register(cls._meta.table_definition())
             app_tables.register(cls._meta)
             register_model(cls)
         return new_class

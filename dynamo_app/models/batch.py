@@ -66,7 +66,7 @@ def _until_done(
     def incomplete(remainder: dict[str, Any], rounds: int) -> BatchIncomplete:
         meta = model._meta
         entries = _entries(remainder)
-        keys = [{f.name: f.decode(e[f.db_name]) for f in meta.key_fields} for e in entries]
+        keys = [meta.key_values(e) for e in entries]
         return BatchIncomplete(
             f"{operation} on {meta.object_name}: {len(keys)} item(s) still unprocessed after "
             f"{rounds} rounds without progress (DynamoDB was throttling); everything else "

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..tables import index_name_problem
 from ..unique import Unique
+from . import templates
 from .declared import DeclaredQuery
 from .fields import DateTimeField, Field, VersionField
 from .manager import Manager
@@ -22,6 +23,7 @@ from .options import META_OPTIONS, STREAM_VIEW_TYPES, Options, Problem, _Index
 
 if TYPE_CHECKING:
     from .base import Model
+    from .table import TableOptions
 
 MAX_GLOBAL_INDEXES = 20
 MAX_LOCAL_INDEXES = 5
@@ -40,6 +42,7 @@ def model_problems(model: type[Model]) -> list[Problem]:
     ]
     if not meta.abstract:
         problems += [
+            *shared_table_problems(meta),
             *index_problems(meta),
             *ttl_problems(meta),
             *stream_problems(meta),
@@ -137,6 +140,8 @@ def key_problems(meta: Options) -> list[Problem]:
             )
     partitions = [f for f in meta.fields if f.partition_key]
     sorts = [f for f in meta.fields if f.sort_key]
+    if meta.table_declaration is not None or meta.keys_declaration is not None:
+        return problems  # keys built by templates: shared_table_problems()
     if not meta.abstract and len(partitions) != 1:
         found = ", ".join(f.name for f in partitions) or "none"
         problems.append(
@@ -154,6 +159,149 @@ def key_problems(meta: Options) -> list[Problem]:
                 f"{', '.join(f.name for f in sorts)}.",
             )
         )
+    return problems
+
+
+# Meta options a model in a shared table takes from its models.Table instead.
+TABLE_LEVEL = ("table_name", "indexes", "stream")
+
+
+def shared_table_problems(meta: Options) -> list[Problem]:
+    """``Meta.table`` and ``Meta.keys``: a ``models.Table``, templates that fill its
+    key (and fill an index whole or not at all) from fields, that keep sort order,
+    and that no other model of the table could render to the same key."""
+    if meta.table_declaration is None and meta.keys_declaration is None:
+        return []
+    name = meta.object_name
+    shared = meta.shared
+    if shared is None or not isinstance(meta.keys_declaration, dict) or not meta.keys_declaration:
+        return [
+            Problem(
+                "dynamo.E116",
+                f"{name}: a model in a shared table declares both Meta.table (a models.Table "
+                "subclass) and Meta.keys (a dict of key attribute to template), got "
+                f"table={meta.table_declaration!r}, keys={meta.keys_declaration!r}.",
+                'E.g. table = Roster, keys = {"pk": "TEAM#{team_id}", "sk": "PLAYER#{player_id}"}.',
+            )
+        ]
+    problems = []
+    for option in TABLE_LEVEL:
+        if meta.meta is not None and hasattr(meta.meta, option):
+            problems.append(
+                Problem(
+                    "dynamo.E119",
+                    f"{name}.Meta.{option}: a model in a shared table takes it from "
+                    f"{shared.label}.",
+                    f"Declare it on {shared.table.__name__}.Meta.",
+                )
+            )
+    for field in meta.fields:
+        if field.is_key:
+            problems.append(
+                Problem(
+                    "dynamo.E119",
+                    f"{field.label}: a model in a shared table has no key fields; Meta.keys "
+                    "builds the key attributes from fields.",
+                    "Drop partition_key/sort_key and name the field in a template.",
+                )
+            )
+        if field.db_name in meta.derived:
+            problems.append(
+                Problem(
+                    "dynamo.E119",
+                    f"{field.label} is stored as {field.db_name!r}, which {shared.label} uses "
+                    "for its keys or the entity type.",
+                    "Give the field another db_name.",
+                )
+            )
+    attributes = shared.key_attributes
+    table_keys = shared.index_keys(None)
+    sorts = {table_keys[1], *(i.sort_key for i in shared.indexes.values())}
+    for attribute, text in meta.keys_declaration.items():
+        if attribute not in attributes:
+            problems.append(
+                Problem(
+                    "dynamo.E116",
+                    f"{name}.Meta.keys names {attribute!r}, which is not a key attribute of "
+                    f"{shared.label} ({', '.join(attributes)}).",
+                )
+            )
+        elif not isinstance(text, str):
+            problems.append(
+                Problem("dynamo.E116", f"{name}.Meta.keys[{attribute!r}] is not a string.")
+            )
+    for attribute, template in meta.templates.items():
+        if attribute in attributes:
+            for check_id, text in templates.key_problems(
+                template,
+                meta.fields_by_name,
+                sort=attribute in sorts,
+                table_key=attribute in table_keys,
+            ):
+                problems.append(Problem(check_id, f"{name}.{text}"))
+    for index in (None, *shared.indexes):
+        keys = [a for a in shared.index_keys(index) if a is not None]
+        filled = [a for a in keys if a in meta.templates]
+        if (index is None or filled) and filled != keys:
+            where = f"index {index!r}" if index else "the table"
+            problems.append(
+                Problem(
+                    "dynamo.E116",
+                    f"{name}.Meta.keys fills {', '.join(filled) or 'nothing'} of {where}'s key "
+                    f"({', '.join(keys)}): no template fills {', '.join(set(keys) - set(filled))}.",
+                    "Give a template for each key attribute of the table, and for an index "
+                    "either all or none.",
+                )
+            )
+    if meta.ttl_name is not None and meta.ttl is not None and meta.ttl.db_name != shared.ttl:
+        problems.append(
+            Problem(
+                "dynamo.E119",
+                f"{name}.Meta.ttl: {meta.ttl.label} is stored as {meta.ttl.db_name!r}, but "
+                f"{shared.label}'s TTL attribute is {shared.ttl!r}.",
+                "Set the table's Meta.ttl, and db_name on the field to match it.",
+            )
+        )
+    return problems + _overlap_problems(meta, shared) if not problems else problems
+
+
+def _overlap_problems(meta: Options, shared: TableOptions) -> list[Problem]:
+    """Two models of one table whose templates could render the same key (of the
+    table or an index they both fill) would overwrite, or read, each other's items."""
+    problems = []
+    for entity, other in shared.models.items():
+        theirs = other._meta
+        if theirs.label == meta.label:
+            continue
+        if entity == meta.entity:
+            problems.append(
+                Problem(
+                    "dynamo.E117",
+                    f"{meta.object_name}: entity name {entity!r} is taken in {shared.label} "
+                    f"by {theirs.label}.",
+                    "Set Meta.entity to another name.",
+                )
+            )
+        for index in (None, *shared.indexes):
+            keys = [a for a in shared.index_keys(index) if a is not None]
+            if not all(a in meta.templates and a in theirs.templates for a in keys):
+                continue
+            mine = [meta.templates[a] for a in keys]
+            if all(
+                t.can_share_keys_with(theirs.templates[a]) for t, a in zip(mine, keys, strict=True)
+            ):
+                where = f"index {index!r}" if index else "the table"
+                texts = " / ".join(t.text for t in mine)
+                problems.append(
+                    Problem(
+                        "dynamo.E117",
+                        f"{meta.object_name} ({texts}) and {theirs.label} could write the same "
+                        f"key of {where} in {shared.label}: neither's literal prefix tells "
+                        "them apart.",
+                        "Start the sort key template with a prefix of its own (e.g. "
+                        f"'{meta.entity.upper()}#').",
+                    )
+                )
     return problems
 
 

@@ -51,7 +51,9 @@ def compile_codec(
         "SIZE_ERRORS": (UnicodeEncodeError, wire.NestingTooDeep),
         "MAX_ITEM_BYTES": wire.MAX_ITEM_BYTES,
         "model": meta.model,
-        "names": frozenset(f.db_name for f in meta.fields),
+        # a shared table's derived attributes (keys, entity type) are no unknown ones
+        "names": frozenset(f.db_name for f in meta.fields) | meta.derived,
+        "derive": meta.derive,
         "slow": meta.decode_values_slow,
         "check_size": meta.check_size,
         "ItemState": ItemState,
@@ -92,6 +94,8 @@ def compile_codec(
             value = f"item[{field.db_name!r}]"
             expression = field.decode_template(value) or f"f{i}.decode({value})"
             build.append(f"            {field.name!r}: {expression},")
+    if meta.shared is not None:
+        encode.append("    derive(d, item)")
     encode.append("    return item")
     checked += [
         "    except SIZE_ERRORS:",

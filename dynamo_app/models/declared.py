@@ -224,7 +224,7 @@ class DeclaredQuery:
     ) -> list[Problem]:
         meta = self.model._meta  # type: ignore[union-attr]
         problems = [self._problem(p) for p in key_problems(meta, schema, _terms(clauses, fields))]
-        if self.order == "desc" and schema.sort is None:
+        if self.order == "desc" and len(schema.attributes) < 2:
             problems.append(
                 Problem(
                     "dynamo.E213",

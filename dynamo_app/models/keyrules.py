@@ -19,6 +19,7 @@ from ..expressions import KEY_LOOKUPS
 if TYPE_CHECKING:
     from .fields import Field
     from .options import KeySchema, Options
+    from .templates import KeyTemplate
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,8 @@ class KeyProblem:
 
 def key_problems(meta: Options, schema: KeySchema, terms: Iterable[Term]) -> list[KeyProblem]:
     """What makes ``terms`` (ANDed) no key condition of ``schema``, in their order."""
+    if schema.templated:
+        return template_problems(meta, schema, list(terms))
     problems = []
     partition: Term | None = None
     sort: Term | None = None
@@ -113,9 +116,105 @@ def key_problems(meta: Options, schema: KeySchema, terms: Iterable[Term]) -> lis
     return problems
 
 
+def template_problems(meta: Options, schema: KeySchema, terms: list[Term]) -> list[KeyProblem]:
+    """The key rules of a model in a shared table, said in its fields: every field of
+    the partition template exactly; on the sort template, exact values for a leading
+    run of its fields, and at most one other lookup, on its last field."""
+    problems = []
+    partition, sort = schema.partition_fields, schema.sort_fields
+    seen: dict[Field, Term] = {}
+    for term in terms:
+        field = term.field
+        if term.path != field.name or field not in (*partition, *sort):
+            problems.append(
+                KeyProblem(
+                    "dynamo.E203",
+                    term,
+                    f"{term.path!r} is not in a key template of {schema.where}.",
+                    _not_a_key_hint(meta, term.path),
+                )
+            )
+        elif field in seen:
+            problems.append(
+                KeyProblem(
+                    "dynamo.E205",
+                    term,
+                    f"a query takes one condition on {field.name!r} (first: {seen[field].text!r}).",
+                    "Use one BETWEEN (`__between`) for a range.",
+                )
+            )
+        elif term.lookup != "exact" and field in partition:
+            problems.append(
+                KeyProblem(
+                    "dynamo.E204",
+                    term,
+                    f"{field.name!r} builds the partition key; it takes only an exact value.",
+                )
+            )
+        elif term.lookup not in KEY_LOOKUPS:
+            problems.append(
+                KeyProblem(
+                    "dynamo.E201",
+                    term,
+                    f"not a key condition; a sort key field takes {', '.join(KEY_LOOKUPS)}.",
+                )
+            )
+        seen.setdefault(field, term)
+    ranged = [t for t in seen.values() if t.field in sort and t.lookup != "exact"]
+    exact = [f for f in sort if f in seen and seen[f].lookup == "exact"]
+    names = ", ".join(f.name for f in sort)
+    if exact != list(sort[: len(exact)]) or (
+        ranged
+        and (
+            len(ranged) > 1
+            or ranged[0].field is not sort[len(exact)]
+            or ranged[0].field is not sort[-1]
+        )
+    ):
+        problems.append(
+            KeyProblem(
+                "dynamo.E201",
+                ranged[0] if ranged else None,
+                f"the sort key of {schema.where} is built from {names}, in that order: a query "
+                "takes exact values for a leading run of them, and a range or begins_with only "
+                "on the last one, after exact values for all the others.",
+                "Filter the rest after the read with where().",
+            )
+        )
+    for term in ranged:
+        if term.lookup == "begins_with" and (
+            term.field.key_type != "S" or _slot_spec(schema, term.field.name)
+        ):
+            problems.append(
+                KeyProblem(
+                    "dynamo.E206",
+                    term,
+                    f"begins_with needs a string field written as-is in the key; "
+                    f"{term.field.name!r} is not.",
+                )
+            )
+    missing = [f.name for f in partition if f not in seen]
+    if missing:
+        problems.append(
+            KeyProblem(
+                "dynamo.E208",
+                None,
+                f"the query needs {', '.join(map(repr, missing))} with an exact value: they "
+                f"build the partition key of {schema.where} (a Query reads one partition).",
+                "To read the whole table call .scan() explicitly.",
+            )
+        )
+    return problems
+
+
+def _slot_spec(schema: KeySchema, name: str) -> str:
+    template: KeyTemplate = schema.sort_template  # type: ignore[attr-defined]
+    return next(s.spec for s in template.slots if s.name == name)
+
+
 def filter_problems(schema: KeySchema, terms: Iterable[Term]) -> list[KeyProblem]:
     """A query's filter (applied after the read) may not name a key it queries by."""
-    keys = set(schema.fields)
+    keys = set(schema.attribute_fields)
     return [
         KeyProblem(
             "dynamo.E210",
@@ -132,6 +231,6 @@ def filter_problems(schema: KeySchema, terms: Iterable[Term]) -> list[KeyProblem
 def _not_a_key_hint(meta: Options, path: str) -> str:
     hint = f"Filter it after the read (where({path}=...))"
     for name, index in meta.indexes.items():
-        if index.partition.name == path:
+        if path in (f.name for f in index.partition_fields):
             return f"{hint}, or query by it with using_index({name!r})."
     return f"{hint}, or declare an index with it as key."

@@ -30,12 +30,14 @@ from .fields import (
     MapField,
     VersionField,
 )
+from .templates import KeyTemplate
 
 if TYPE_CHECKING:
     from django.apps import AppConfig
 
     from .base import Model
     from .declared import DeclaredQuery
+    from .table import TableOptions
 
 # Meta options and their defaults: an unknown option is an error, never a silent no-op.
 META_OPTIONS: dict[str, Any] = {
@@ -50,6 +52,10 @@ META_OPTIONS: dict[str, Any] = {
     "app_label": None,
     "verbose_name": None,
     "verbose_name_plural": None,
+    # single-table design (see table.py and templates.py)
+    "table": None,
+    "keys": None,
+    "entity": None,
 }
 
 # ``Meta.stream`` values: what each change record of the table's stream carries.
@@ -124,6 +130,8 @@ class LocalIndex(_Index):
 class KeySchema:
     """The key of the table or of one index, as fields."""
 
+    templated = False
+
     def __init__(
         self,
         name: str | None,
@@ -144,7 +152,71 @@ class KeySchema:
 
     @property
     def fields(self) -> tuple[Field, ...]:
+        """The fields a query names to use this key."""
         return (self.partition, self.sort) if self.sort else (self.partition,)
+
+    @property
+    def partition_fields(self) -> tuple[Field, ...]:
+        return (self.partition,)
+
+    @property
+    def sort_fields(self) -> tuple[Field, ...]:
+        return (self.sort,) if self.sort else ()
+
+    @property
+    def attribute_fields(self) -> tuple[Field, ...]:
+        """The fields stored as the key attributes themselves (a filter may not name them)."""
+        return self.fields
+
+    @property
+    def attributes(self) -> tuple[str, ...]:
+        """The stored key attributes."""
+        return tuple(f.db_name for f in self.fields)
+
+
+class TemplateKeySchema(KeySchema):
+    """The key of a shared table or of one of its indexes, as one model fills it:
+    a template per key attribute, built from fields (see templates.py)."""
+
+    templated = True
+
+    def __init__(
+        self,
+        name: str | None,
+        partition: KeyTemplate,
+        sort: KeyTemplate | None,
+        fields_by_name: dict[str, Field],
+        projection: Any = "ALL",
+        kind: str = "table",
+    ) -> None:
+        self.index = name
+        self.kind = kind
+        self.projection = projection
+        self.partition_template = partition
+        self.sort_template = sort
+        self._partition = tuple(fields_by_name[n] for n in partition.field_names)
+        self._sort = tuple(fields_by_name[n] for n in sort.field_names) if sort else ()
+
+    @property
+    def fields(self) -> tuple[Field, ...]:
+        return tuple(dict.fromkeys(self._partition + self._sort))
+
+    @property
+    def partition_fields(self) -> tuple[Field, ...]:
+        return self._partition
+
+    @property
+    def sort_fields(self) -> tuple[Field, ...]:
+        return self._sort
+
+    @property
+    def attribute_fields(self) -> tuple[Field, ...]:
+        return ()
+
+    @property
+    def attributes(self) -> tuple[str, ...]:
+        templates = (self.partition_template, self.sort_template)
+        return tuple(t.attribute for t in templates if t is not None)
 
 
 class Options:
@@ -182,6 +254,20 @@ class Options:
         self.verbose_name: str = values["verbose_name"] or camel_case_to_spaces(self.object_name)
         self.verbose_name_plural: str = values["verbose_name_plural"] or f"{self.verbose_name}s"
         self._app_label: str | None = values["app_label"]
+        # A model in a shared table: the table, its key templates, its entity name.
+        self.shared: TableOptions | None = getattr(values["table"], "_table", None)
+        self.table_declaration = values["table"]
+        self.keys_declaration = values["keys"]
+        self.entity: str = values["entity"] or model.__name__
+        self.templates: dict[str, KeyTemplate] = {}
+        if isinstance(values["keys"], dict):
+            self.templates = {
+                attribute: KeyTemplate(attribute, text)
+                for attribute, text in values["keys"].items()
+                if isinstance(attribute, str) and isinstance(text, str)
+            }
+        if self.shared is not None:
+            self.table_name = self.shared.table_name
 
         self.fields = fields
         self.fields_by_name = {f.name: f for f in fields}
@@ -193,6 +279,10 @@ class Options:
         self.sort_key: Field | None = next((f for f in fields if f.sort_key), None)
         self.version: Field | None = next((f for f in fields if isinstance(f, VersionField)), None)
         self.unique: tuple[Unique, ...] = self._bind_unique()
+        # The stored attributes a shared table's model derives (keys, entity type).
+        self.derived: frozenset[str] = frozenset()
+        if self.shared is not None:
+            self.derived = frozenset([*self.templates, self.shared.type_attribute])
         self.indexes: dict[str, KeySchema] = {} if self.abstract else self._indexes()
         self.ttl: Field | None = None if self.abstract else self._ttl()
         self.key_limits = self._key_limits()
@@ -210,7 +300,10 @@ class Options:
         return tuple(constraints)
 
     def _indexes(self) -> dict[str, KeySchema]:
-        """The key schema of each declared index whose keys are fields of a key type."""
+        """The key schema of each declared index whose keys are fields of a key type
+        (in a shared table: each index of the table this model's templates fill)."""
+        if self.shared is not None:
+            return self._shared_indexes(self.shared)
         indexes = {}
         for index in self.index_declarations:
             if not isinstance(index, _Index) or index.name in indexes:
@@ -226,6 +319,32 @@ class Options:
                     index.name, partition, sort, index.projection, index.kind  # type: ignore[arg-type]
                 )
         return indexes
+
+    def _shared_indexes(self, shared: TableOptions) -> dict[str, KeySchema]:
+        indexes: dict[str, KeySchema] = {}
+        for name, index in shared.indexes.items():
+            schema = self._template_schema(shared, name, index.kind, index.projection)
+            if schema is not None:
+                indexes[name] = schema
+        return indexes
+
+    def _template_schema(
+        self, shared: TableOptions, index: str | None, kind: str, projection: Any = "ALL"
+    ) -> TemplateKeySchema | None:
+        """The key schema of the table or an index as this model's templates fill it,
+        None when they do not fill it (or name a field that does not exist)."""
+        partition, sort = shared.index_keys(index)
+        templates = [self.templates.get(partition), self.templates.get(sort) if sort else None]
+        if templates[0] is None or (sort is not None and templates[1] is None):
+            return None
+        names = [n for t in templates if t is not None for n in t.field_names]
+        if any(t is not None and t.error for t in templates) or not all(
+            n in self.fields_by_name for n in names
+        ):
+            return None
+        return TemplateKeySchema(
+            index, templates[0], templates[1], self.fields_by_name, projection, kind
+        )
 
     def _ttl(self) -> Field | None:
         field = self.fields_by_name.get(self.ttl_name) if self.ttl_name else None
@@ -279,6 +398,14 @@ class Options:
     # --- the table
 
     def table(self) -> KeySchema:
+        if self.shared is not None:
+            schema = self._template_schema(self.shared, None, "table")
+            if schema is None:
+                raise QueryError(
+                    f"{self.object_name}: Meta.keys does not fill the key of table "
+                    f"{self.table_name!r} (see manage.py check)."
+                )
+            return schema
         return KeySchema(None, self.partition_key, self.sort_key)
 
     def key_schema(self, index: str | None) -> KeySchema:
@@ -294,6 +421,9 @@ class Options:
             ) from None
 
     def table_definition(self) -> TableDefinition:
+        if self.shared is not None:
+            return self.shared.definition()
+
         def key(field: Field | None) -> KeyAttribute | None:
             return KeyAttribute(field.db_name, field.key_type) if field else None  # type: ignore[arg-type]
 
@@ -324,12 +454,75 @@ class Options:
     # --- the codec
 
     def _build_codec(self) -> None:
-        index_keys = {f.name for schema in self.indexes.values() for f in schema.fields}
+        index_keys = {f.name for schema in self.indexes.values() for f in schema.attribute_fields}
+        # The fields that name an item: its key fields, or (in a shared table) the
+        # fields its key templates are built from.
         self.key_fields: tuple[Field, ...] = tuple(
             f for f in (self.partition_key, self.sort_key) if f is not None
         )
+        # The stored key attributes, in key order.
+        self.key_attributes: tuple[str, ...] = tuple(f.db_name for f in self.key_fields)
+        if self.shared is not None:
+            partition, sort = self.shared.index_keys(None)
+            self.key_attributes = (partition, *([sort] if sort else []))
+            names = [
+                n
+                for a in self.key_attributes
+                if a in self.templates
+                for n in self.templates[a].field_names
+            ]
+            self.key_fields = tuple(
+                self.fields_by_name[n] for n in dict.fromkeys(names) if n in self.fields_by_name
+            )
         keys = {f.name for f in self.fields if f.is_key} | index_keys
         self.encode, self.encode_checked, self.decode = compile_codec(self, keys)
+
+    @property
+    def key_path(self) -> str:
+        """A path the compiler resolves to the partition key attribute (for
+        ``attribute_exists`` conditions)."""
+        return self.key_attributes[0] if self.shared is not None else self.partition_key.name
+
+    @property
+    def lock_scope(self) -> str:
+        """What a unique lock's id starts with: the table, and in a shared table the entity
+        (two models there may declare constraints of the same name)."""
+        return f"{self.table_name}#{self.entity}" if self.shared is not None else self.table_name
+
+    def derive(self, values: dict[str, Any], item: dict[str, dict[str, Any]]) -> None:
+        """Write a shared table's model's derived attributes into ``item``: each key
+        template rendered (an index key is left out when a field of it is None: the
+        item is then not in that index) and the entity type."""
+        assert self.shared is not None
+        table_keys = self.key_attributes
+        for attribute, template in self.templates.items():
+            if attribute not in table_keys and any(
+                values.get(n) is None for n in template.field_names
+            ):
+                continue
+            item[attribute] = {"S": self._render(template, values)}
+        item[self.shared.type_attribute] = {"S": self.entity}
+
+    def _render(self, template: KeyTemplate, values: dict[str, Any]) -> str:
+        """A key template's text, checked by DynamoDB's key rules (1 byte up to the limit)."""
+        text = template.render(values, self.fields_by_name, self.object_name)
+        assert self.shared is not None
+        partitions = {self.shared.partition_key} | {
+            i.partition_key for i in self.shared.indexes.values() if i.partition_key
+        }
+        limit = (
+            wire.MAX_PARTITION_KEY_BYTES
+            if template.attribute in partitions
+            else (wire.MAX_SORT_KEY_BYTES)
+        )
+        size = wire.text_size(text)
+        if not 0 < size <= limit:
+            raise ValidationError(
+                f"{self.object_name}: key attribute {template.attribute!r} = {text[:80]!r} "
+                f"is {size} bytes; DynamoDB takes 1 to {limit}.",
+                model=self.object_name,
+            )
+        return text
 
     # ``encode(obj) -> item``: the whole item in wire form, every field plus the
     # unknown attributes read. ``encode_checked(obj) -> item``: the same, with
@@ -426,7 +619,12 @@ class Options:
                     f"{self.object_name} key needs {', '.join(f.name for f in self.key_fields)}; "
                     f"{field.name!r} is missing."
                 )
-            key[field.db_name] = field.encode_key(values[field.name], self.key_limits[field.name])
+            if self.shared is None:
+                key[field.db_name] = field.encode_key(
+                    values[field.name], self.key_limits[field.name]
+                )
+        for attribute in self.key_attributes if self.shared is not None else ():
+            key[attribute] = {"S": self._render(self.templates[attribute], values)}
         return key
 
     def key_from_any(self, key: Any) -> dict[str, dict[str, Any]]:
@@ -453,8 +651,8 @@ class Options:
     def key_id(self, item: dict[str, dict[str, Any]]) -> tuple[Any, ...]:
         """A hashable identity of an item's key (numbers compared by value)."""
         out = []
-        for field in self.key_fields:
-            ((kind, value),) = item[field.db_name].items()
+        for name in self.key_attributes:
+            ((kind, value),) = item[name].items()
             out.append(wire.parse_number(value) if kind == "N" else value)
         return tuple(out)
 
@@ -468,13 +666,23 @@ class Options:
             raise QueryError(f"{self.object_name} has no field {parts[0]!r} (fields: {known}).")
         return field, parts
 
+    def key_values(self, key: dict[str, dict[str, Any]]) -> dict[str, Any]:
+        """A wire key as Python values by field name (by attribute in a shared table)."""
+        if self.shared is not None:
+            return {name: wire.decode(value) for name, value in key.items()}
+        return {f.name: f.decode(key[f.db_name]) for f in self.key_fields}
+
     def resolve_path(self, path: str) -> Path:
+        if path in self.derived:  # a shared table's key attribute (conditions and queries)
+            return (path,)
         field, parts = self.field_for_path(path)
         return (field.db_name, *parts[1:])
 
     def encode_operand(self, path: str, value: Any, kind: str) -> dict[str, Any]:
         """An expression operand in wire form, checked as a stored value would be
         (Unicode text, nesting depth counted from the path it goes to)."""
+        if path in self.derived:
+            return {"S": value}
         field, parts = self.field_for_path(path)
         name = field.name
         try:

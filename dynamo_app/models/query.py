@@ -33,9 +33,10 @@ from ..expressions import (
     split_lookup,
 )
 from ..handle import get_handle
-from . import cursors
+from . import cursors, templates
 from .aio import in_thread, next_in_thread
 from .keyrules import KeyProblem, Term, filter_problems, key_problems
+from .options import TemplateKeySchema
 
 if TYPE_CHECKING:
     from .base import Model
@@ -128,7 +129,7 @@ class QuerySet(Generic[M]):
     def order_by(self, *field_names: str) -> QuerySet[M]:
         """Order by the sort key: ``"at"`` ascending, ``"-at"`` descending."""
         schema = self._schema()
-        sort = schema.sort.name if schema.sort else None
+        sort = ", ".join(f.name for f in schema.sort_fields)
         if len(field_names) != 1 or not isinstance(field_names[0], str):
             raise QueryError(
                 f"{self.model.__name__}: order_by() takes one field, the sort key of "
@@ -206,8 +207,7 @@ class QuerySet(Generic[M]):
         """Whether a later ``using_index()`` could make ``name`` a key (so a
         problem with it is reported when the query is sent, not now)."""
         return self._index is None and any(
-            name in (f.name for f in schema.fields)
-            for schema in self.model._meta.indexes.values()
+            name in (f.name for f in schema.fields) for schema in self.model._meta.indexes.values()
         )
 
     def _check_key_terms(self) -> None:
@@ -223,10 +223,11 @@ class QuerySet(Generic[M]):
         self._raise_first([p for p in problems if p.id != "dynamo.E208"])
 
     def _check_order(self, schema: KeySchema) -> None:
-        if schema.sort is None or self._order_field != schema.sort.name:
+        names = [f.name for f in schema.sort_fields]
+        if self._order_field not in names:
             raise QueryError(
                 f"{self.model._meta.object_name}: order_by() takes the sort key of "
-                f"{schema.where} ({schema.sort.name if schema.sort else 'it has none'}), not "
+                f"{schema.where} ({', '.join(names) or 'it has none'}), not "
                 f"{self._order_field!r}: DynamoDB orders a query by the sort key only."
             )
 
@@ -242,7 +243,8 @@ class QuerySet(Generic[M]):
     def _schema(self) -> KeySchema:
         return self.model._meta.key_schema(self._index)
 
-    def _key_condition(self, schema: KeySchema) -> Condition:
+    def _key_condition(self, schema: KeySchema) -> tuple[Condition, Condition | None]:
+        """The key condition, and (in a shared table) a filter it needs to be exact."""
         meta = self.model._meta
         terms = []
         for path, lookup, _ in self._key:
@@ -250,12 +252,14 @@ class QuerySet(Generic[M]):
             text = path if lookup == "exact" else f"{path}__{lookup}"
             terms.append(Term(text, path, field, lookup))
         self._raise_first(key_problems(meta, schema, terms))
+        if isinstance(schema, TemplateKeySchema):
+            return templates.key_condition(meta, schema, self._key)
         for term, (_, _, value) in zip(terms, self._key, strict=True):
             if term.field is schema.partition:
                 # DynamoDB's key rules (not empty, size limit), before sending
                 term.field.encode_key(value, meta.key_limits[term.field.name])
         conditions = [LOOKUPS[lookup](Attr(path), value) for path, lookup, value in self._key]
-        return all_of(conditions)  # type: ignore[return-value]
+        return all_of(conditions), None  # type: ignore[return-value]
 
     def _check_filter_paths(self, where: Condition, schema: KeySchema) -> None:
         meta = self.model._meta
@@ -287,8 +291,10 @@ class QuerySet(Generic[M]):
                     "indexes only eventually consistently. Drop .consistent()."
                 )
             params["ConsistentRead"] = True
+        bound = None
         if not self._scan:
-            params["KeyConditionExpression"] = self._key_condition(schema).compile(c)
+            condition, bound = self._key_condition(schema)
+            params["KeyConditionExpression"] = condition.compile(c)
             if self._order_field:
                 self._check_order(schema)
                 params["ScanIndexForward"] = self._forward
@@ -297,9 +303,10 @@ class QuerySet(Generic[M]):
         if self._segment is not None:
             params["Segment"], params["TotalSegments"] = self._segment
         where = all_of(self._where)
+        if where is not None and not self._scan:
+            self._check_filter_paths(where, schema)
+        where = all_of([c for c in (bound, where) if c is not None])
         if where is not None:
-            if not self._scan:
-                self._check_filter_paths(where, schema)
             params["FilterExpression"] = where.compile(c)
         if self._only is not None:
             params["ProjectionExpression"] = c.projection(meta.projection_names(self._only))
@@ -315,9 +322,7 @@ class QuerySet(Generic[M]):
         return self._only is not None or self._schema().projection != "ALL"
 
     def _key_names(self) -> set[str]:
-        meta = self.model._meta
-        fields = [*meta.key_fields, *self._schema().fields]
-        return {f.db_name for f in fields}
+        return {*self.model._meta.key_attributes, *self._schema().attributes}
 
     # --- running
 

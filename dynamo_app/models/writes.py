@@ -61,11 +61,11 @@ def _with_condition(
 
 
 def exists(obj: Model) -> Condition:
-    return Attr(obj._meta.partition_key.name).exists()
+    return Attr(obj._meta.key_path).exists()
 
 
 def not_exists(obj: Model) -> Condition:
-    return Attr(obj._meta.partition_key.name).not_exists()
+    return Attr(obj._meta.key_path).not_exists()
 
 
 def all_present(*conditions: Condition | None) -> Condition | None:
@@ -318,7 +318,7 @@ class KeyTaken:
 
 def item_key(meta: Any, item: dict[str, Any]) -> dict[str, Any]:
     """The key attributes of an item in wire form (already encoded in it)."""
-    return {f.db_name: item[f.db_name] for f in meta.key_fields}
+    return {name: item[name] for name in meta.key_attributes}
 
 
 @dataclass(frozen=True, repr=False)
