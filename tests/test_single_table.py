@@ -361,3 +361,25 @@ class StBadPartition(models.Model):
 
 class StOutside(models.Model):
     oid = models.StringField(partition_key=True)
+
+
+def test_an_update_moves_the_index_keys_its_fields_build(dynamo_db):
+    player = StPlayer.objects.create(
+        team_id="t1", player_id="p1", player_name="n", number=5, position="Pitcher"
+    )
+    player.update(set={"number": 12})
+    assert stored(dynamo_db, pk="TEAM#t1", sk="PLAYER#p1")["gsi1sk"] == {"S": "NUMBER#012"}
+    player.number = 13
+    player.save(update_fields=["number"])
+    pitchers = StPlayer.objects.using_index("gsi1").filter(position="Pitcher")
+    assert [p.number for p in pitchers] == [13]
+    player.update(set={"position": None})
+    assert "gsi1pk" not in stored(dynamo_db, pk="TEAM#t1", sk="PLAYER#p1")
+    assert not pitchers.exists()
+    blind = StPlayer(team_id="t1", player_id="p1")  # the update names every field of the key
+    blind.update(set={"position": "Catcher"})
+    assert [p.number for p in StPlayer.objects.using_index("gsi1").filter(position="Catcher")] == [
+        13
+    ]
+    with pytest.raises(ValidationError, match="index key 'gsi1sk'"):
+        player.update(add={"number": 1})

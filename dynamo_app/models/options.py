@@ -500,10 +500,10 @@ class Options:
                 values.get(n) is None for n in template.field_names
             ):
                 continue
-            item[attribute] = {"S": self._render(template, values)}
+            item[attribute] = {"S": self.render(template, values)}
         item[self.shared.type_attribute] = {"S": self.entity}
 
-    def _render(self, template: KeyTemplate, values: dict[str, Any]) -> str:
+    def render(self, template: KeyTemplate, values: dict[str, Any]) -> str:
         """A key template's text, checked by DynamoDB's key rules (1 byte up to the limit)."""
         text = template.render(values, self.fields_by_name, self.object_name)
         assert self.shared is not None
@@ -577,6 +577,8 @@ class Options:
         the item: if they and the key alone exceed 400 KB, no item can hold them."""
         sizes: dict[str, int] = {}
         for path, value in stored:
+            if path in self.derived:
+                continue  # a shared table's index key: counted with the key, roughly
             name = path.split(".", 1)[0].split("[", 1)[0]  # the field the path is in
             sizes[name] = sizes.get(name, 0) + wire.value_size(value)
         size = wire.item_size(key) + sum(
@@ -624,7 +626,7 @@ class Options:
                     values[field.name], self.key_limits[field.name]
                 )
         for attribute in self.key_attributes if self.shared is not None else ():
-            key[attribute] = {"S": self._render(self.templates[attribute], values)}
+            key[attribute] = {"S": self.render(self.templates[attribute], values)}
         return key
 
     def key_from_any(self, key: Any) -> dict[str, dict[str, Any]]:

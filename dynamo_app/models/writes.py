@@ -104,6 +104,8 @@ def _update_params(
     meta = obj._meta
     keys = {f.name for f in meta.key_fields}
     for path in update.paths():
+        if path in meta.derived:
+            continue  # an index key of a shared table, following its fields
         field, _ = meta.field_for_path(path)
         if field.name in keys:
             raise ValidationError(
@@ -123,6 +125,38 @@ def _update_params(
     meta.check_update_size(params["Key"], [(path, c.values[v]) for path, v in c.stored])
     _with_condition(params, meta, condition, c)
     return params
+
+
+def _follow_index_keys(obj: Model, update: Update, actions: dict[str, Any]) -> None:
+    """In a shared table, an index key is built from fields: an update that sets or
+    removes one of them sets (or removes) the key too, from the update's values and
+    the instance's (which must then have been read: a blind instance's would be
+    defaults). Arithmetic on such a field cannot say the new text, so it is refused."""
+    meta = obj._meta
+    set_values = {
+        **{p: None for p in actions.get("remove") or ()},
+        **(actions.get("set") or {}),
+    }
+    arithmetic = [p for k in ("add", "append", "discard") for p in actions.get(k) or {}]
+    for attribute, template in meta.templates.items():
+        names = set(template.field_names)
+        if attribute in meta.key_attributes or not names & {*set_values, *arithmetic}:
+            continue
+        refused = [p for p in arithmetic if p in names]
+        unread = [n for n in names - set(set_values) if obj._state.stored is None]
+        if refused or unread or any(p.split(".")[0] in names for p in set_values if "." in p):
+            raise ValidationError(
+                f"{meta.object_name}: {', '.join(sorted(names))} build(s) the index key "
+                f"{attribute!r} ({template.text!r}); an update changes them with set= of whole "
+                "fields, on an instance read from the table (or setting all of them), so the "
+                "key can follow.",
+                model=meta.object_name,
+            )
+        values = {**obj.__dict__, **set_values}
+        if any(values.get(n) is None for n in names):
+            update.remove(attribute)
+        else:
+            update.set(attribute, meta.render(template, values))
 
 
 def _key_params(obj: Model, condition: Condition | None = None) -> dict[str, Any]:
@@ -484,6 +518,8 @@ def update_actions(
     (``_upsert_defaults``)."""
     meta = obj._meta
     update = _build_update(obj, **actions)
+    if meta.shared is not None:
+        _follow_index_keys(obj, update, actions)
     if defaults and not upsert:
         raise ValueError(f"{meta.object_name}: defaults= is written by upsert=True only.")
     if upsert:
