@@ -83,6 +83,7 @@ def as_json(tables: list[DeployedTable]) -> str:
                 "declared_name": t.definition.declared_name,
                 "deployed_name": t.name,
                 "owner": t.definition.owner,
+                "shared_by": list(t.definition.shared_by),
                 "create_table": t.create_request(),
                 "update_time_to_live": _ttl_request(t),
                 "update_continuous_backups": {
@@ -284,8 +285,10 @@ def _comment(text: str) -> list[str]:
 
 
 def _about(table: DeployedTable) -> str:
-    owner = f" by {table.definition.owner}" if table.definition.owner else ""
-    return f"table {table.definition.declared_name!r} declared{owner}"
+    definition = table.definition
+    owner = f" by {definition.owner}" if definition.owner else ""
+    shared = f", shared by {', '.join(definition.shared_by)}" if definition.shared_by else ""
+    return f"table {definition.declared_name!r} declared{owner}{shared}"
 
 
 def _unique_ids(tables: list[DeployedTable], make: Callable[[str], str]) -> dict[str, str]:

@@ -145,6 +145,8 @@ class TableChange:
             "desired": self.desired or None,
             "observed": self.observed or None,
             "detail": self.detail,
+            # the models in a shared table (models.Table), [] for a model's own table
+            "shared_by": list(self.definition.shared_by) if self.definition else [],
         }
 
 

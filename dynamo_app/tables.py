@@ -117,7 +117,8 @@ class TableDefinition:
             keys.append(f"sort key {self.sort_key}")
         else:
             keys.append("no sort key")
-        return ", ".join(keys)
+        shared = f"; shared by {', '.join(self.shared_by)}" if self.shared_by else ""
+        return ", ".join(keys) + shared
 
     def attribute_definitions(self) -> list[dict[str, str]]:
         seen: dict[str, str] = {}

@@ -64,6 +64,7 @@ def test_plan_json_is_for_machines(declare):
         "desired": "partition key event_id (S), no sort key",
         "observed": None,
         "detail": change["detail"],
+        "shared_by": [],
     }
     assert document["undeclared_tables_listed"] is True
 

@@ -383,3 +383,30 @@ def test_an_update_moves_the_index_keys_its_fields_build(dynamo_db):
     ]
     with pytest.raises(ValidationError, match="index key 'gsi1sk'"):
         player.update(add={"number": 1})
+
+
+def test_plan_json_and_iac_say_which_models_share_the_table(dynamo_db):
+    import json
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    def run(*args):
+        out = StringIO()
+        call_command(*args, stdout=out, no_color=True)
+        return out.getvalue()
+
+    members = "tests.test_single_table.StTeam, tests.test_single_table.StPlayer"
+    [row] = [line for line in run("dynamo_plan").splitlines() if line.startswith("st_league ")]
+    assert "in sync" in row and f"shared by {members}" in row
+    changes = json.loads(run("dynamo_plan", "--json"))["changes"]
+    [change] = [c for c in changes if c["declared_name"] == "st_league"]
+    assert change["shared_by"][:2] == members.split(", ")
+    assert all(c["shared_by"] == [] for c in changes if c["declared_name"] == "dynamo_unique")
+    cloudformation = run("dynamo_plan", "--format", "cloudformation")
+    assert f"declared by tests.test_single_table.StLeague, shared by {members}" in cloudformation
+    assert 'AttributeName: "gsi1pk"' in cloudformation
+    terraform = run("dynamo_plan", "--format", "terraform")
+    assert f"shared by {members}" in terraform and '"gsi1pk"' in terraform
+    policy = run("dynamo_plan", "--iam-policy", "app")
+    assert dynamo_db.table_name("st_league") in policy
