@@ -170,7 +170,7 @@ def _release_orphan(model: type[Model], constraint: Unique, record: dict[str, An
             f"release orphan lock {record[LOCK_ID]['S']}",
         )
     )
-    pk = model._meta.partition_key.name
+    pk = model._meta.key_path
     still_holds = all_of(Attr(n) == v for n, v in _lock_values(constraint, record).items())
     assert still_holds is not None  # a constraint names at least one field
     tx.condition_check(owner, Attr(pk).not_exists() | ~still_holds)

@@ -154,7 +154,7 @@ def prepare(
         _encode(target.model, tokens, i, depth, v) for i, v in zip(slots, params, strict=True)
     ]
     if kind == "SELECT" and not scan:
-        key = meta.key_schema(target.index).partition.db_name
+        key = meta.key_schema(target.index).attributes[0]
         if not _has_key_equality(_where(tokens), key):
             where = f"index {target.index!r}" if target.index else "the table"
             raise QueryError(

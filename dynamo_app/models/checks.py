@@ -241,6 +241,8 @@ def shared_table_problems(meta: Options) -> list[Problem]:
                 problems.append(Problem(check_id, f"{name}.{text}"))
     for index in (None, *shared.indexes):
         keys = [a for a in shared.index_keys(index) if a is not None]
+        if index is not None:  # a local index's partition key is the table's
+            keys = [a for a in keys if a not in table_keys or a == keys[-1]]
         filled = [a for a in keys if a in meta.templates]
         if (index is None or filled) and filled != keys:
             where = f"index {index!r}" if index else "the table"
