@@ -19,6 +19,7 @@ BENCHMARKS = [
     "contention",
     "dataio",
     "concurrency",
+    "single_table",
 ]
 
 

@@ -53,3 +53,65 @@ class BenchPlayer(models.Model):
 
     class Meta:
         unique = [models.Unique("uniform_number", within="team_id")]
+
+
+# Section 8: the demo's team page, a table per model against one shared table.
+
+
+class PageTeam(models.Model):
+    team_id = models.StringField(partition_key=True)
+    name = models.StringField()
+
+
+class PagePlayer(models.Model):
+    team_id = models.StringField(partition_key=True)
+    player_id = models.StringField(sort_key=True)
+    player_name = models.StringField()
+    uniform_number = models.IntegerField()
+
+    class Meta:
+        indexes = [models.LocalIndex("by_number", sort_key="uniform_number")]
+
+
+class PageEvent(models.Model):
+    team_id = models.StringField(partition_key=True)
+    event_id = models.StringField(sort_key=True)
+    detail = models.StringField()
+
+
+class PageRoster(models.Table):
+    class Meta:
+        table_name = "page_roster"
+
+
+class RosterTeam(models.Model):
+    team_id = models.StringField()
+    name = models.StringField()
+
+    class Meta:
+        table = PageRoster
+        keys = {"pk": "TEAM#{team_id}", "sk": "TEAM"}
+
+
+class RosterPlayer(models.Model):
+    team_id = models.StringField()
+    player_id = models.StringField()
+    player_name = models.StringField()
+    uniform_number = models.IntegerField()
+
+    class Meta:
+        table = PageRoster
+        keys = {"pk": "TEAM#{team_id}", "sk": "PLAYER#{player_id}"}
+
+
+class RosterEvent(models.Model):
+    team_id = models.StringField()
+    event_id = models.StringField()
+    detail = models.StringField()
+
+    class Meta:
+        table = PageRoster
+        keys = {"pk": "TEAM#{team_id}", "sk": "EVENT#{event_id}"}
+
+
+TEAM_PAGE = PageRoster.collection("team", RosterTeam, RosterPlayer, RosterEvent)
