@@ -410,3 +410,12 @@ def test_plan_json_and_iac_say_which_models_share_the_table(dynamo_db):
     assert f"shared by {members}" in terraform and '"gsi1pk"' in terraform
     policy = run("dynamo_plan", "--iam-policy", "app")
     assert dynamo_db.table_name("st_league") in policy
+
+
+def test_a_scan_returns_the_models_items_only(dynamo_db):
+    StTeam.objects.create(team_id="t1", name="Owls")
+    StPlayer.objects.create(team_id="t1", player_id="p1", player_name="n", number=1)
+    with count_requests() as n:
+        assert [p.player_id for p in StPlayer.objects.scan()] == ["p1"]
+    assert n.total == 1 and "FilterExpression" in sent(n)
+    assert StTeam.objects.scan().count() == 1

@@ -298,8 +298,13 @@ class QuerySet(Generic[M]):
             if self._order_field:
                 self._check_order(schema)
                 params["ScanIndexForward"] = self._forward
-        elif self._order_field:
-            raise QueryError("scan() returns items in no defined order; order_by() needs a query.")
+        else:
+            if self._order_field:
+                raise QueryError(
+                    "scan() returns items in no defined order; order_by() needs a query."
+                )
+            if meta.shared is not None:  # a shared table holds other models' items too
+                bound = Attr(meta.shared.type_attribute) == meta.entity
         if self._segment is not None:
             params["Segment"], params["TotalSegments"] = self._segment
         where = all_of(self._where)
