@@ -47,6 +47,10 @@ class StGame(models.Model):
     round = models.IntegerField()
     opponent = models.StringField()
 
+    rounds_from = models.DeclaredQuery(
+        "team_id = {team} AND season = {season} AND round >= {first}", returns="page"
+    )
+
     class Meta:
         table = StLeague
         keys = {"pk": "TEAM#{team_id}", "sk": "GAME#{season:04d}#{round:03d}"}
@@ -419,3 +423,58 @@ def test_a_scan_returns_the_models_items_only(dynamo_db):
         assert [p.player_id for p in StPlayer.objects.scan()] == ["p1"]
     assert n.total == 1 and "FilterExpression" in sent(n)
     assert StTeam.objects.scan().count() == 1
+
+
+def test_declared_queries_are_checked_and_run_in_fields(dynamo_db):
+    for rnd in (1, 2, 3):
+        StGame.objects.create(team_id="t1", season=2024, round=rnd, opponent="x")
+    with count_requests() as n:
+        page = StGame.rounds_from(team="t1", season=2024, first=2)
+    assert [g.round for g in page] == [2, 3] and n.total == 1
+    with pytest.raises(ModelDefinitionError, match="leading run"):
+        type(
+            "StBadQuery",
+            (StGame,),
+            {
+                "__module__": __name__,
+                "bad": models.DeclaredQuery("team_id = {t} AND round = {r}"),
+                "Meta": type(
+                    "Meta",
+                    (),
+                    {
+                        "table": StLeague,
+                        "entity": "StBadQuery",
+                        "keys": {"pk": "TEAM#{team_id}", "sk": "BADQ#{season:04d}#{round:03d}"},
+                    },
+                ),
+            },
+        )
+
+
+class StVenue(models.Model):
+    venue_id = models.StringField()
+    name = models.StringField()
+    city = models.StringField()
+
+    class Meta:
+        table = StLeague
+        keys = {
+            "pk": "VENUE#{venue_id}",
+            "sk": "VENUE",
+            "gsi1pk": "CITY#{city}",
+            "gsi1sk": "VENUE#{name}#{city}",
+        }
+
+
+def test_an_index_key_of_several_fields_needs_them_all_known(dynamo_db):
+    StVenue.objects.create(venue_id="v1", name="Dome", city="Kyoto")
+    with pytest.raises(ValidationError, match="index key 'gsi1sk'"):
+        StVenue(venue_id="v1").update(set={"name": "Arena"})  # city: unknown to a blind instance
+    StVenue(venue_id="v1").update(set={"name": "Arena", "city": "Kyoto"})
+    read = StVenue.objects.get(venue_id="v1")
+    read.update(set={"city": "Osaka"})
+    [venue] = StVenue.objects.using_index("gsi1").filter(city="Osaka")
+    assert (venue.name, stored(dynamo_db, pk="VENUE#v1", sk="VENUE")["gsi1sk"]) == (
+        "Arena",
+        {"S": "VENUE#Arena#Osaka"},
+    )

@@ -160,14 +160,16 @@ def template_problems(meta: Options, schema: KeySchema, terms: list[Term]) -> li
                 )
             )
         seen.setdefault(field, term)
-    ranged = [t for t in seen.values() if t.field in sort and t.lookup != "exact"]
-    exact = [f for f in sort if f in seen and seen[f].lookup == "exact"]
+    # A field of both templates is known from the partition key: it fixes nothing more.
+    own = [f for f in sort if f not in partition]
+    ranged = [t for t in seen.values() if t.field in own and t.lookup != "exact"]
+    exact = [f for f in own if f in seen and seen[f].lookup == "exact"]
     names = ", ".join(f.name for f in sort)
-    if exact != list(sort[: len(exact)]) or (
+    if exact != own[: len(exact)] or (
         ranged
         and (
             len(ranged) > 1
-            or ranged[0].field is not sort[len(exact)]
+            or ranged[0].field is not own[len(exact)]
             or ranged[0].field is not sort[-1]
         )
     ):

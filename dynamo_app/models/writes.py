@@ -143,7 +143,8 @@ def _follow_index_keys(obj: Model, update: Update, actions: dict[str, Any]) -> N
         if attribute in meta.key_attributes or not names & {*set_values, *arithmetic}:
             continue
         refused = [p for p in arithmetic if p in names]
-        unread = [n for n in names - set(set_values) if obj._state.stored is None]
+        known = {*set_values, *(f.name for f in meta.key_fields)}
+        unread = [n for n in names - known if obj._state.stored is None]
         if refused or unread or any(p.split(".")[0] in names for p in set_values if "." in p):
             raise ValidationError(
                 f"{meta.object_name}: {', '.join(sorted(names))} build(s) the index key "
