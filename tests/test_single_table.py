@@ -478,3 +478,17 @@ def test_an_index_key_of_several_fields_needs_them_all_known(dynamo_db):
         "Arena",
         {"S": "VENUE#Arena#Osaka"},
     )
+
+
+def test_a_collection_over_an_index(dynamo_db):
+    by_position = StLeague.collection("position", StPlayer, index="gsi1")
+    for i in range(3):
+        StPlayer.objects.create(
+            team_id=f"t{i}", player_id="p", player_name="n", number=9 - i, position="Pitcher"
+        )
+    with count_requests() as n:
+        page = by_position.page(position="Pitcher")
+    assert [p.number for p in page] == [7, 8, 9] and n.total == 1
+    assert sent(n)["IndexName"] == "gsi1"
+    with pytest.raises(QueryError, match="global"):
+        by_position.page(position="Pitcher", consistent=True)
