@@ -54,6 +54,7 @@ def compile_codec(
         # a shared table's derived attributes (keys, entity type) are no unknown ones
         "names": frozenset(f.db_name for f in meta.fields) | meta.derived,
         "derive": meta.derive,
+        "derived": meta.derived,
         "slow": meta.decode_values_slow,
         "check_size": meta.check_size,
         "ItemState": ItemState,
@@ -96,6 +97,8 @@ def compile_codec(
             build.append(f"            {field.name!r}: {expression},")
     if meta.shared is not None:
         encode.append("    derive(d, item)")
+        checked.append("        derive(d, item)")
+        checked.append("        size += item_size({k: item[k] for k in derived if k in item})")
     encode.append("    return item")
     checked += [
         "    except SIZE_ERRORS:",
