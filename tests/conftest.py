@@ -58,6 +58,29 @@ def app_operations(handle_calls):
     )
 
 
+@pytest.fixture(scope="session")
+def chromium(live_server, tmp_path_factory: pytest.TempPathFactory):
+    """This worker's headless Chromium (tests/browser_support.py), started once. It quits
+    before pytest-django's live server stops, as Django's SeleniumTestCase does: a connection
+    it keeps alive would otherwise end in a server thread after the database was taken back."""
+    from tests.browser_support import start_chromium
+
+    driver = start_chromium(tmp_path_factory.mktemp("chromium-profile"))
+    yield driver
+    driver.quit()
+
+
+@pytest.fixture
+def browser(dynamo_server, chromium, live_server):
+    """Chromium as a new visitor (one tab, no cookies) of pytest-django's live server, a
+    thread of this process serving the run's DynamoDB and this test's settings. (The run's
+    store first: live_server's per-test settings change would otherwise undo the store's.)"""
+    from tests.browser_support import Browser, serve_current_settings
+
+    serve_current_settings(live_server)
+    return Browser(chromium, live_server.url).reset()
+
+
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     """Say how much of the manuals ran, and what did not and why (tests/test_readme.py)."""
     reports = [r for rs in terminalreporter.stats.values() for r in rs if hasattr(r, "nodeid")]

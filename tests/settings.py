@@ -16,6 +16,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "dynamo_app",
     "project.roster",  # the demo's models and templates (tests/test_demo_*.py)
+    "django.contrib.staticfiles",  # the live server serves the apps' CSS (tests/test_browser_*.py)
 ]
 DATABASES = {"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": ":memory:"}}
 DYNAMO = {"ENABLED": True, "ENDPOINT": "embedded", "TABLE_PREFIX": "test-"}
@@ -40,3 +41,4 @@ TEMPLATES = [
     }
 ]
 DEFAULT_AUTO_FIELD = "django.db.models.AutoField"
+STATIC_URL = "static/"
