@@ -26,6 +26,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.remote.webelement import WebElement
 from selenium.webdriver.support import expected_conditions
+from selenium.webdriver.support.select import Select
 from selenium.webdriver.support.wait import WebDriverWait
 
 CHROMIUM = "/usr/bin/chromium"
@@ -111,9 +112,13 @@ class Browser:
         self._through(self.driver.find_element(By.LINK_TEXT, link_text))
 
     def fill(self, **values: object) -> None:
-        """Type ``values`` into the form fields of those names, replacing what they held."""
+        """Type ``values`` into the form fields of those names, replacing what they held
+        (in a drop-down, choose the option of that label)."""
         for name, value in values.items():
             field = self.driver.find_element(By.NAME, name)
+            if field.tag_name == "select":
+                Select(field).select_by_visible_text(str(value))
+                continue
             field.clear()
             field.send_keys(str(value))
 
