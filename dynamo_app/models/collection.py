@@ -147,7 +147,7 @@ class Collection:
         params.update(c.params())
         parts = {"collection": f"{self.shared.label}:{self.name}", **params}
         parts.pop("TableName")
-        return params, cursors.fingerprint(parts)
+        return params, cursors.identity(parts)
 
     def page(
         self,
