@@ -116,7 +116,7 @@ def test_management_commands_never_show_the_secret(canary, caplog, capsys, comma
 def test_a_failing_command_never_shows_the_secret(canary, caplog, capsys):
     """A command that fails (here: the tables are missing) shows no secret either."""
     handle = get_handle()
-    for name in handle.call("list_tables")["TableNames"]:
+    for name in schema.table_names(handle):  # every page: a worker's server holds 100+ tables
         if name.startswith("secrets-"):
             handle.call("delete_table", TableName=name)
     with pytest.raises(CommandError) as error:
