@@ -90,17 +90,16 @@ def _read_items() -> Items:
 
 
 def _write_items(items: Items) -> None:
-    """Put ``items`` back (BatchWriteItem, 25 at a time, until all are processed)."""
+    """Put ``items`` back (BatchWriteItem, a batch's worth at a time, until all are processed)."""
     from ..handle import get_handle
+    from ..models.batch import WRITE_CHUNK
 
     handle = get_handle()
-    puts = [(name, {"PutRequest": {"Item": i}}) for name, table in items.items() for i in table]
-    for start in range(0, len(puts), 25):
-        request: dict[str, list[dict[str, Any]]] = {}
-        for name, put in puts[start : start + 25]:
-            request.setdefault(name, []).append(put)
-        for _ in handle.until_processed("batch_write_item", request, _not_restored):
-            pass
+    for name, table in items.items():
+        for start in range(0, len(table), WRITE_CHUNK):
+            puts = [{"PutRequest": {"Item": item}} for item in table[start : start + WRITE_CHUNK]]
+            for _ in handle.until_processed("batch_write_item", {name: puts}, _not_restored):
+                pass
 
 
 def _not_restored(left: dict[str, Any], rounds: int) -> Exception:
