@@ -226,6 +226,34 @@ def test_a_checkpoint_whose_outcome_stays_unknown_stops_and_its_page_comes_again
     assert events(got)[2:] == [("INSERT", None, 1), ("INSERT", None, 2)]  # the page again
 
 
+def test_a_receiver_failure_is_reported_with_the_checkpoint_that_failed_after_it(
+    got, failing, no_sleep
+):
+    """The receiver stops the consumer; its checkpoint (of the record before) failing
+    too is reported beside it, never instead of it, and never moves past the record."""
+    for n in (12, 13, 14):
+        Sensor.objects.create(site="a", sensor_id=n, label="x", reading=n)
+    attempts = no_sleep.settings.retry.max_attempts
+    with Lost("PutItem", times=attempts) as lost, pytest.raises(CommandError) as caught:
+        consume()
+
+    message = str(caught.value)
+    assert "refuse_13 failed on INSERT" in message and "ValueError: 13 is unlucky" in message
+    assert "Saving the checkpoint of table" in message and "OutcomeUnknown" in message
+    assert "may come again" in message and "the checkpoint is the record before it" not in message
+    assert isinstance(caught.value.__cause__, ReceiverFailed)
+    assert lost.applied == attempts  # the checkpoint was stored, its answers lost
+    handle = get_handle()
+    [checkpoint] = handle.call(
+        "scan", TableName=handle.table_name(app_tables.STREAM_CHECKPOINTS.declared_name)
+    )["Items"]
+    assert checkpoint[app_tables.CHECKPOINT_SEQUENCE]["S"] == got[0].sequence_number  # 12
+
+    receivers.disconnect(Sensor, failing)
+    consume()
+    assert events(got)[2:] == [("INSERT", None, 13), ("INSERT", None, 14)]
+
+
 def test_follow_mode_polls_until_interrupted(got, monkeypatch):
     Sensor.objects.create(site="a", sensor_id=1, label="x", reading=1)
     naps: list[float] = []

@@ -179,11 +179,11 @@ class Consumer:
                 self.dispatcher.deliver(raw, shard.table)
                 shard.checkpoint = raw["dynamodb"]["SequenceNumber"]
                 events[raw["eventName"]] += 1
-        except BaseException:  # a receiver failed, a record did not decode, Ctrl-C
+        except BaseException as failure:  # a receiver failed, a record did not decode, Ctrl-C
             shard.iterator = None  # the next round starts after the checkpoint
+            self._save_before(shard, failure)
             raise
-        finally:
-            self._save(shard)
+        self._save(shard)
         counts = ", ".join(f"{name} {n}" for name, n in sorted(events.items()))
         self.report(
             f"{shard}: {len(records)} records delivered ({counts}), checkpoint {shard.checkpoint}"
@@ -217,6 +217,19 @@ class Consumer:
             for item in page.get("Items", []):
                 found[item[STREAM_SHARD]["S"]] = item[CHECKPOINT_SEQUENCE]["S"]
         return found
+
+    def _save_before(self, shard: Shard, failure: BaseException) -> None:
+        """Checkpoint the records delivered before ``failure``. When that fails
+        too, ``failure`` stays the error raised (it is why the consumer stops)
+        and carries the checkpoint's error as a note, so neither is lost."""
+        try:
+            self._save(shard)
+        except Exception as exc:
+            failure.add_note(
+                f"Saving the checkpoint of {shard} (sequence number {shard.checkpoint}) failed "
+                f"too: {type(exc).__name__}: {exc}\nThe next run starts after the last "
+                "checkpoint that was saved, so records delivered before this one may come again."
+            )
 
     def _save(self, shard: Shard) -> None:
         if shard.checkpoint is None:

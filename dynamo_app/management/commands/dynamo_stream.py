@@ -69,16 +69,21 @@ class Command(BaseCommand):
             cause = exc.__cause__
             if cause is not None:
                 self.stderr.write("".join(traceback.format_exception(cause)))
+            where = "" if _notes(exc) else " the checkpoint is the record before it, so"
             raise CommandError(
-                f"{exc}\nStopped at that record: the checkpoint is the record before it, so "
-                "the next run delivers it again (to every receiver of the model: make them "
-                "idempotent)."
+                f"{exc}{_notes(exc)}\nStopped at that record:{where} the next run delivers it "
+                "again (to every receiver of the model: make them idempotent)."
             ) from exc
         except StreamError as exc:
-            raise CommandError(f"{exc}\nStopped at that record.") from exc
+            raise CommandError(f"{exc}{_notes(exc)}\nStopped at that record.") from exc
         except (DynamoError, ImproperlyConfigured) as exc:
             raise CommandError(str(exc)) from exc
-        except KeyboardInterrupt:
-            self.stdout.write("Stopped; the next run goes on from the checkpoints.")
+        except KeyboardInterrupt as exc:
+            self.stdout.write(f"Stopped; the next run goes on from the checkpoints.{_notes(exc)}")
             return
         self.stdout.write(self.style.SUCCESS(f"Caught up: {delivered} record(s) delivered."))
+
+
+def _notes(exc: BaseException) -> str:
+    """What the consumer added to the error that stopped it (a checkpoint that failed too)."""
+    return "".join(f"\n{note}" for note in getattr(exc, "__notes__", ()))
