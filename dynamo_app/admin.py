@@ -7,7 +7,10 @@ under its app, at Django's URLs, with Django's templates, messages and
 ``dynamo_app.permissions``). What differs is what DynamoDB makes cheap:
 
 * The change list shows one partition at a time (``?<partition key>=<value>``,
-  or ``?index=<name>&<its partition key>=<value>``), in sort-key order, a page
+  or ``?index=<name>&<its partition key>=<value>``; for a model in a shared table,
+  one parameter per field its partition template is built from, ``?team_id=``
+  for ``"TEAM#{team_id}"``, and its queries are scoped to its sort-key prefix as
+  every query of it is), in sort-key order, a page
   per Query (``list_per_page`` items), paged by the signed cursors
   (``?cursor=`` forwards, ``?before=`` backwards), never by offsets (a page asks
   for one item more than it shows, to know whether another follows); ``?q=`` is
@@ -22,7 +25,8 @@ under its app, at Django's URLs, with Django's templates, messages and
 * Actions take the selected instances (one BatchGetItem), not a queryset.
 
 Object ids in URLs: a key value's text (a number's digits, a binary key in
-URL-safe base64); a composite key is ``quote(partition) + "," + quote(sort)``
+URL-safe base64); a composite key (or, in a shared table, the several fields its
+key templates are built from) is ``quote(partition) + "," + quote(sort)``
 with Django's ``quote`` (which escapes ``,``), and Django's admin quotes the
 whole id once more into the URL, so every id is reversible (``parse_object_id``).
 """
@@ -44,17 +48,18 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.http import urlencode
-from django.utils.text import capfirst
+from django.utils.text import capfirst, get_text_list
 
 from . import forms
 from .exceptions import DoesNotExist, InvalidCursor, QueryError, ServiceError, StaleObjectError
 from .models import fields as model_fields
 from .models.base import Model
+from .models.keyrules import Term, key_problems
 from .models.query import MAX_LIMIT, Page, QuerySet
 from .requests import RequestCounter, count_requests
 
 if TYPE_CHECKING:
-    from .models.options import Options
+    from .models.options import KeySchema, Options
 
 __all__ = ["AdminObject", "DynamoModelAdmin", "delete_selected", "object_id", "parse_object_id"]
 
@@ -104,6 +109,17 @@ def parse_object_id(model: type[Model], text: str) -> dict[str, Any]:
     return {f.name: _key_value(f, part) for f, part in zip(fields, parts, strict=True)}
 
 
+def _search_field(meta: Options, schema: KeySchema) -> model_fields.Field | None:
+    """The field ``?q=`` is a prefix of: the sort key's last field, when a query of a
+    partition takes ``begins_with`` on it (a string, written as it is in the key)."""
+    if not schema.sort_fields:
+        return None
+    field = schema.sort_fields[-1]
+    terms = [Term(f.name, f.name, f, "exact") for f in schema.partition_fields]
+    terms.append(Term(f"{field.name}__begins_with", field.name, field, "begins_with"))
+    return None if key_problems(meta, schema, terms) else field
+
+
 class AdminObject:
     """An instance as Django's admin code and templates read an ORM instance:
     ``pk`` is the object id (Django quotes it into URLs and keeps it in
@@ -139,21 +155,31 @@ class ChangeList:
             self.errors.append(f"{meta.object_name} offers no index {self.index!r} here.")
             self.index = None
         self.schema = meta.key_schema(self.index)
-        self.partition_field = self.schema.partition
-        self.sort_field = self.schema.sort
-        text = self.params.get(self.partition_field.name)
-        self.partition_text = text if text is not None else model_admin.default_partition(request)
-        self.partition: Any = None
-        if self.partition_text:
+        # The fields that name a partition (one GET parameter each: the partition key,
+        # or the fields its template is built from), the field the list is ordered by,
+        # and the one ``?q=`` is a prefix of: the model's own fields, in both designs.
+        self.partition_fields = self.schema.partition_fields
+        sort = [f for f in self.schema.sort_fields if f not in self.partition_fields]
+        self.sort_field = sort[0] if sort else None
+        self.search_field = _search_field(meta, self.schema)
+        self.partition_texts = {
+            f.name: self.params.get(f.name, model_admin.default_partition(request, f))
+            for f in self.partition_fields
+        }
+        values: dict[str, Any] = {}
+        for field in self.partition_fields:
+            text = self.partition_texts[field.name]
             try:
-                self.partition = _key_value(self.partition_field, self.partition_text)
+                values[field.name] = _key_value(field, text)
             except ValueError:
-                self.errors.append(
-                    f"{self.partition_text!r} is not a {self.partition_field.verbose_name} "
-                    f"({self.partition_field.description})."
-                )
-        self.searchable = self.sort_field is not None and self.sort_field.key_type == "S"
-        self.query = self.params.get(SEARCH_VAR, "") if self.searchable else ""
+                if text:
+                    self.errors.append(
+                        f"{text!r} is not a {field.verbose_name} ({field.description})."
+                    )
+        # The partition's field values, once every one is given (a template of literal
+        # text alone names one partition: the list opens at once).
+        self.partition = values if len(values) == len(self.partition_fields) else None
+        self.query = self.params.get(SEARCH_VAR, "") if self.search_field else ""
         self.scan = self.partition is None and model_admin.allow_scan and not self.errors
         self.page: Page[Any] | None = None
         self.rows: list[Model] = []
@@ -169,10 +195,10 @@ class ChangeList:
             return self.model.objects.scan()
         objects = self.model.objects
         qs = (objects.using_index(self.index) if self.index else objects).filter(
-            **{self.partition_field.name: self.partition}
+            **self.partition  # type: ignore[arg-type]
         )
         if self.query:
-            qs = qs.filter(**{f"{self.sort_field.name}__begins_with": self.query})  # type: ignore[union-attr]
+            qs = qs.filter(**{f"{self.search_field.name}__begins_with": self.query})  # type: ignore[union-attr]
         descending = self.model_admin.descending != reverse
         if self.sort_field is not None and (descending or self.model_admin.descending):
             qs = qs.order_by(f"{'-' if descending else ''}{self.sort_field.name}")
@@ -240,6 +266,18 @@ class ChangeList:
                 (oid, url, [model_admin.cell(name, obj) for name in model_admin.list_display])
             )
         return out
+
+    @property
+    def partition_inputs(self) -> list[tuple[str, str, str]]:
+        """(GET parameter, label, value) of each field that names the partition."""
+        return [
+            (f.name, f.verbose_name, self.partition_texts[f.name]) for f in self.partition_fields
+        ]
+
+    @property
+    def partition_label(self) -> str:
+        """What the page asks for to list something: "team id", "league and season"."""
+        return str(get_text_list([f.verbose_name for f in self.partition_fields], "and"))
 
     @property
     def index_value(self) -> str:
@@ -335,10 +373,10 @@ class DynamoModelAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
     def get_indexes(self, request: HttpRequest) -> list[str]:
         return self.index_names
 
-    def default_partition(self, request: HttpRequest) -> str:
-        """The partition the change list opens without ``?<key>=``: the partition
-        key's default when it is a plain value (e.g. one league), else none."""
-        field = self.meta.partition_key
+    def default_partition(self, request: HttpRequest, field: model_fields.Field) -> str:
+        """The text ``field`` (a field that names a partition) has when the change list
+        is opened without ``?<field>=``: its default when that is a plain value (e.g. one
+        league, so that the list opens at once), else none."""
         if field.has_default() and not callable(field.default):
             return _key_text(field, field.default, self.meta.key_limits[field.name])
         return ""

@@ -146,6 +146,14 @@ def test_overloaded_index_and_pages_with_cursors(dynamo_db, dynamo_requests):
     assert [p.number for p in second] == [9, 10]
     assert n["Query"] == 2 and n.total == 2
     assert [p.number for p in by_number.filter(number__gte=9)] == [9, 10]
+    # cursor_after (keyset paging with no request): the stored key attributes, rendered
+    assert first.next_cursor == by_number.cursor_after(first.items[-1])
+    after = by_number.page(size=3, cursor=by_number.cursor_after(first.items[0]))
+    assert [p.number for p in after] == [7, 8, 9]
+    back = by_number.order_by("-number")
+    assert [p.number for p in back.page(cursor=back.cursor_after(second.items[0]))] == [8, 7, 6]
+    roster = StPlayer.objects.filter(team_id="t0")
+    assert [p.player_id for p in roster.page(cursor=roster.cursor_after(first.items[2]))] == ["p4"]
 
 
 def test_save_update_delete_only_and_batches(dynamo_db, dynamo_requests):

@@ -410,9 +410,18 @@ class QuerySet(Generic[M]):
         ``order_by("-...")``, it pages backwards from a page's first item: the
         "previous page" of keyset pagination."""
         meta = self.model._meta
-        fields = {*meta.key_fields, *self._schema().fields}
+        schema = self._schema()
         values = obj.__dict__
-        last = {f.db_name: f.encode_key(values[f.name], meta.key_limits[f.name]) for f in fields}
+        if isinstance(schema, TemplateKeySchema):  # the stored key attributes, rendered
+            last = meta.key_of(values)
+            for template in (schema.partition_template, schema.sort_template):
+                if template is not None:
+                    last[template.attribute] = {"S": meta.render(template, values)}
+        else:
+            fields = {*meta.key_fields, *schema.fields}
+            last = {
+                f.db_name: f.encode_key(values[f.name], meta.key_limits[f.name]) for f in fields
+            }
         return cursors.encode(last, self._params()[1])
 
     # --- async twins: the same calls, run in a worker thread (see aio.py)
