@@ -4,8 +4,9 @@ middleware over the suite's settings, its tables, and small helpers.
 The suite installs ``project.roster`` (its templates, its models), but its
 tables are registered only inside ``demo_site``: conftest withdraws them at
 the start of the session, so the other tests' ``dynamo_db`` does not create
-them afresh for every test. Not ``Player``'s: ``check_unique()``, which other
-tests run, scans every model with a unique constraint, registered or not."""
+them afresh for every test. Not the ``Roster`` table, which holds ``Player``:
+``check_unique()``, which other tests run, scans every model with a unique
+constraint, registered or not."""
 
 from __future__ import annotations
 
@@ -18,14 +19,10 @@ import pytest
 from django.test import Client, override_settings
 
 from project import settings as demo
-from project.roster.models import Player, Team, TeamEvent, TeamStats
+from project.roster.models import Player, TeamStats
 from tests.sessions_support import ENGINE, registered, session_tables
 
-DEMO_TABLES = [
-    model._meta.table_definition()
-    for model in (Player, Team, TeamEvent, TeamStats)
-    if not model._meta.unique
-]
+DEMO_TABLES = [TeamStats._meta.table_definition()]
 
 DEMO_SETTINGS = {
     "ROOT_URLCONF": demo.ROOT_URLCONF,

@@ -12,6 +12,7 @@ import pytest
 from django.test import Client
 
 from dynamo_app.sessions import SessionStore
+from dynamo_app.testing import count_requests
 from project.roster.models import Team, TeamEvent, TeamStats
 from project.roster.sample import SAMPLE_TEAMS
 from tests.demo_support import demo_site, form, seed, text
@@ -40,7 +41,7 @@ def test_empty_site_offers_sample_teams(client: Client) -> None:
 def test_create_team_and_refuse_a_taken_name(client: Client) -> None:
     response = client.post("/teams/new/", {"name": "Nagoya Owls", "city": "Nagoya"})
     assert response.status_code == 302 and response["Location"] == "/teams/nagoya-owls/"
-    assert Team.objects.get(league="demo", team_id="nagoya-owls").city == "Nagoya"
+    assert Team.objects.get(team_id="nagoya-owls").city == "Nagoya"
 
     taken = client.post("/teams/new/", {"name": "nagoya owls"})
     assert taken.status_code == 400
@@ -65,24 +66,46 @@ def test_team_page_shows_roster_counter_and_latest_events(client: Client) -> Non
     assert re.search(r"Team 001 Tokyo 2 ", teams) and re.search(r"Kyoto Cranes Kyoto 0", teams)
 
 
-def test_roster_pages_follow_cursors(client: Client) -> None:
+def test_team_page_is_one_query_of_the_teams_partition_and_the_counter(client: Client) -> None:
     seed(client)
-    first = client.get("/teams/team-001/")
-    first_rows = first.content.decode().count('class="number"')
-    assert first_rows == 10 and "First page" not in text(first)
+    for number in range(6):  # more events than the page shows
+        client.post(
+            "/teams/team-001/players/new/",
+            form(
+                client,
+                "/teams/team-001/players/new/",
+                player_name=f"N{number}",
+                uniform_number=60 + number,
+            ),
+        )
+    with count_requests() as sent:
+        page = client.get("/teams/team-001/")
+    by_table = [(p["TableName"].rsplit("-", 1)[-1], op) for op, p in sent.calls if "TableName" in p]
+    assert ("roster", "Query") in by_table and ("team_stats", "UpdateItem") in by_table
+    assert [t for t, _ in by_table if t in ("roster", "team_stats")] == ["roster", "team_stats"]
+    [query] = [p for op, p in sent.calls if op == "Query"]
+    assert query["ScanIndexForward"] is False
+    listed = [p.uniform_number for p in page.context["players"]]
+    expected = sorted([*(n for _, n, _ in SAMPLE_TEAMS[0][3]), *range(60, 66)])
+    assert listed == expected  # every player once, by number
+    assert page.content.decode().count('class="number"') == 20
+    events = [e.detail for e in page.context["events"]]
+    assert events == ["#65 N5", "#64 N4", "#63 N3", "#62 N2", "#61 N1"]  # newest first
+
+
+def test_history_cursors_belong_to_their_team(client: Client) -> None:
+    seed(client)
+    add = "/teams/osaka-otters/players/new/"
+    for number in range(11):
+        client.post(add, form(client, add, player_name=f"P{number}", uniform_number=40 + number))
+    first = client.get("/teams/osaka-otters/history/")
     cursor = first.context["page"].next_cursor
-    assert f'href="?cursor={cursor}"' in first.content.decode()
-
-    second = client.get("/teams/team-001/", {"cursor": cursor})
-    assert second.content.decode().count('class="number"') == 4
-    assert "First page" in text(second) and "Next page" not in text(second)
-    listed = [p.uniform_number for p in [*first.context["page"], *second.context["page"]]]
-    assert listed == sorted(n for _, n, _ in SAMPLE_TEAMS[0][3])  # every player once, by number
-
-    tampered = client.get("/teams/team-001/", {"cursor": cursor[:-2] + "xx"}, follow=True)
-    assert tampered.redirect_chain == [("/teams/team-001/", 302)]
+    tampered = client.get(
+        "/teams/osaka-otters/history/", {"cursor": cursor[:-2] + "xx"}, follow=True
+    )
+    assert tampered.redirect_chain == [("/teams/osaka-otters/history/", 302)]
     assert "That page link is no longer valid" in text(tampered)
-    other_team = client.get("/teams/osaka-otters/", {"cursor": cursor})
+    other_team = client.get("/teams/team-001/history/", {"cursor": cursor})
     assert other_team.status_code == 302  # a cursor belongs to its own query
 
 

@@ -45,9 +45,9 @@ class PlayerForm(ModelForm[Player]):
         self.team = team
 
     def unique_error(self, exc: UniqueViolation) -> ValidationError:
-        """Names who wears the number (one Query on the by_number index)."""
+        """Names who wears the number (one Query on the Roster's local index lsi1)."""
         number = exc.value
-        by_number = Player.objects.using_index("by_number").filter(team_id=self.team.team_id)
+        by_number = Player.objects.using_index("lsi1").filter(team_id=self.team.team_id)
         holder = by_number.filter(uniform_number=number).first()
         who = f" by {holder.player_name}" if holder else ""
         message = (

@@ -18,10 +18,12 @@ from dynamo_app.exceptions import AlreadyApplied, InvalidCursor, StaleObjectErro
 
 from . import sample
 from .forms import AddPlayerForm, PlayerForm, TeamForm
-from .models import LEAGUE, Player, Team, TeamEvent, TeamStats
+from .models import LEAGUE, TEAM_PAGE, Player, Team, TeamEvent, TeamStats
 
 PAGE_SIZE = 10
 EVENTS_ON_TEAM_PAGE = 5
+# Numbers are 0-99 and unique within a team: a roster has at most 100 players.
+MAX_PLAYERS = 100
 RECENT_TEAMS = 5
 
 
@@ -33,7 +35,7 @@ def actor(request: HttpRequest) -> str:
 def get_team(team_id: str) -> Team:
     """One GetItem; a missing team is a 404."""
     try:
-        return Team.objects.get(league=LEAGUE, team_id=team_id)
+        return Team.objects.get(team_id=team_id)
     except Team.DoesNotExist:
         raise Http404(f"No team {team_id!r}.") from None
 
@@ -60,8 +62,9 @@ def cursor_page(request: HttpRequest, queryset: Any) -> Any:
 
 
 def team_list(request: HttpRequest, form: TeamForm | None = None) -> HttpResponse:
-    """One Query for the teams, one BatchGetItem for their page views."""
-    teams = list(Team.objects.filter(league=LEAGUE))
+    """One Query for the teams (index gsi1 of the Roster table), one BatchGetItem for
+    their page views."""
+    teams = list(Team.objects.using_index("gsi1").filter(league=LEAGUE))
     stats = TeamStats.objects.bulk_get([t.team_id for t in teams]) if teams else []
     rows = [(team, s.page_views if s else 0) for team, s in zip(teams, stats, strict=True)]
     status = 400 if form is not None else 200
@@ -97,20 +100,24 @@ def sample_teams(request: HttpRequest) -> HttpResponse:
 
 
 def team_detail(request: HttpRequest, team_id: str) -> HttpResponse:
-    """GetItem (team), UpdateItem ADD (the hot counter, no read), Query (a page of players, by
-    number), Query (latest events)."""
-    team = get_team(team_id)
-    try:
-        by_number = Player.objects.using_index("by_number").filter(team_id=team_id)
-        page = cursor_page(request, by_number)
-    except InvalidCursor:
-        messages.warning(request, "That page link is no longer valid; here is the first page.")
-        return redirect("roster:team", team_id=team_id)
+    """Two requests: one Query of the team's partition (the ``TEAM_PAGE`` collection, in
+    descending sort-key order: the team, every player, then the events newest first;
+    at most 1 + 100 + 5 small items, so one page), and UpdateItem ADD (the hot counter,
+    in its own table, no read).
+
+    Before the roster shared one table it cost four: GetItem (team), UpdateItem ADD,
+    Query (a page of players, by number, on a local index) and Query (latest events),
+    each a round trip of its own (see BENCHMARKS.md, "team page")."""
+    page = TEAM_PAGE.page(team_id=team_id, size=1 + MAX_PLAYERS + EVENTS_ON_TEAM_PAGE, reverse=True)
+    teams = page.of(Team)
+    if not teams:
+        raise Http404("No such team.")
+    team = teams[0]
     views = TeamStats.objects.increment(team_id=team_id, page_views=1)["page_views"]
-    latest = TeamEvent.objects.filter(team_id=team_id).order_by("-event_id")
-    events = list(latest.limit(EVENTS_ON_TEAM_PAGE))
+    players = sorted(page.of(Player), key=lambda p: p.uniform_number)
+    events = page.of(TeamEvent)[:EVENTS_ON_TEAM_PAGE]
     remember_team(request, team)
-    context = {"team": team, "page": page, "views": views, "events": events}
+    context = {"team": team, "players": players, "views": views, "events": events}
     return render(request, "roster/team_detail.html", context)
 
 
