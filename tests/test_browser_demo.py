@@ -1,5 +1,5 @@
 """The demo site in headless Chromium, served by the live server on the run's
-DynamoDB: sample teams, a roster paged with its cursor links, and a player
+DynamoDB: sample teams, a team page, the history paged with its cursor links, and a player
 edited in two tabs (the second save is refused and shows what is stored).
 Without Chromium the browser tests fail, saying what to install."""
 
@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from project.roster.models import Player
+from project.roster.models import Player, TeamEvent
 from tests import browser_support
 from tests.browser_support import Browser
 from tests.demo_support import demo_site, roster
@@ -24,22 +24,29 @@ def site(request: pytest.FixtureRequest, dynamo_server: Any) -> Iterator[Any]:
         yield handle
 
 
-def test_sample_teams_and_roster_pages(browser: Browser) -> None:
+def test_sample_teams_the_team_page_and_history_pages(browser: Browser) -> None:
     browser.get("/")
     assert "No teams yet" in browser.text()
     browser.submit("Create sample teams")
     assert "Created 3 sample teams." in browser.text()
 
-    browser.follow("Team 001")
-    first = browser.texts("td.number")
-    assert len(first) == 10 and "First page" not in browser.text()
-    browser.follow("Next page »")
-    assert browser.path.startswith("/teams/team-001/?cursor=")
-    second = browser.texts("td.number")
-    assert len(second) == 4 and "Next page" not in browser.text()
-    assert [int(n) for n in first + second] == sorted(n for n, _ in roster("team-001"))
-    browser.follow("« First page")
-    assert browser.texts("td.number") == first
+    browser.follow("Team 001")  # the team, every player and the latest events: one Query
+    numbers = [int(n) for n in browser.texts("td.number")]
+    assert numbers == sorted(n for n, _ in roster("team-001")) and len(numbers) == 14
+    assert "Next page" not in browser.text()
+
+    TeamEvent.objects.bulk_save(
+        [TeamEvent.new("team-001", "test", "noted", f"note {n}") for n in range(11)]
+    )
+    browser.follow("Full history")  # 12 events, 10 a page, newest first
+    first = browser.texts("table.events tbody tr")
+    assert len(first) == 10 and "noted" in first[0] and "Newest" not in browser.text()
+    browser.follow("Older »")
+    assert browser.path.startswith("/teams/team-001/history/?cursor=")
+    second = browser.texts("table.events tbody tr")
+    assert len(second) == 2 and "created" in second[-1] and "Older" not in browser.text()
+    browser.follow("« Newest")
+    assert browser.texts("table.events tbody tr") == first
 
 
 def test_stale_edit_in_two_tabs_shows_the_stored_player(browser: Browser) -> None:

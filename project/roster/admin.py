@@ -1,6 +1,8 @@
 """The roster in Django's admin (/admin/): each model a DynamoModelAdmin, so the
 change lists read one partition a page (a Query each) and the forms write with
-the models' own conditions (the player's version and its number's lock)."""
+the models' own conditions (the player's version and its number's lock). Team,
+Player and TeamEvent share the Roster table: their lists name a partition by
+their fields (``?team_id=``), and each reads its own items of it."""
 
 from __future__ import annotations
 
@@ -16,10 +18,12 @@ from .models import Player, Team, TeamEvent, TeamStats
 
 @admin.register(Team)
 class TeamAdmin(DynamoModelAdmin):
-    """The league's one partition ("demo", the key's default) opens at once."""
+    """By league, on the overloaded index gsi1: the league's one partition ("demo",
+    the field's default) opens at once."""
 
     list_display = ["team_id", "name", "city", "players"]
     fields = ["league", "team_id", "name", "city"]
+    default_index = "gsi1"
 
     @admin.display(description="players")
     def players(self, team: Team) -> str:
@@ -29,10 +33,10 @@ class TeamAdmin(DynamoModelAdmin):
 
 @admin.register(Player)
 class PlayerAdmin(DynamoModelAdmin):
-    """A team's players by number (the by_number index), 10 a page."""
+    """A team's players by number (the Roster's local index lsi1), 10 a page."""
 
     list_display = ["uniform_number", "player_name", "position", "player_id"]
-    default_index = "by_number"
+    default_index = "lsi1"
     list_per_page = 10
 
 

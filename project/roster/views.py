@@ -100,18 +100,20 @@ def sample_teams(request: HttpRequest) -> HttpResponse:
 
 
 def team_detail(request: HttpRequest, team_id: str) -> HttpResponse:
-    """Two requests: one Query of the team's partition (the ``TEAM_PAGE`` collection, in
-    descending sort-key order: the team, every player, then the events newest first;
-    at most 1 + 100 + 5 small items, so one page), and UpdateItem ADD (the hot counter,
-    in its own table, no read).
+    """What it costs, now: two requests. One Query of the team's partition in the shared
+    ``Roster`` table (the ``TEAM_PAGE`` collection in descending sort-key order: the team,
+    every player, then the events newest first; a Limit of 1 + 100 + 5 items, so a full
+    roster and at least the 5 latest events come in the one page, about 3 KB and 0.5 read
+    units for a sample team), and UpdateItem ADD on the hot counter (its own table, no read).
 
-    Before the roster shared one table it cost four: GetItem (team), UpdateItem ADD,
-    Query (a page of players, by number, on a local index) and Query (latest events),
-    each a round trip of its own (see BENCHMARKS.md, "team page")."""
+    Before, with a table per entity, it cost four: GetItem (the team), UpdateItem ADD,
+    Query (10 players by number, on a local index; a cursor per further page) and Query
+    (the 5 latest events): three reads, each a round trip and at least 0.5 read units of
+    its own. BENCHMARKS.md, section 9, measures both layouts."""
     page = TEAM_PAGE.page(team_id=team_id, size=1 + MAX_PLAYERS + EVENTS_ON_TEAM_PAGE, reverse=True)
     teams = page.of(Team)
     if not teams:
-        raise Http404("No such team.")
+        raise Http404(f"No team {team_id!r}.")
     team = teams[0]
     views = TeamStats.objects.increment(team_id=team_id, page_views=1)["page_views"]
     players = sorted(page.of(Player), key=lambda p: p.uniform_number)
