@@ -1,9 +1,9 @@
-"""9. Single-table design: a team page, a table per model against one shared table.
+"""9. Single-table design: the demo's team page, a table per model against one shared table.
 
 The same data in both layouts (a team, 14 players, 20 events); the page's reads as
-the demo makes them with a table per model (GetItem of the team, a Query of 10
-players by number on a local index, a Query of the 5 latest events) and as one
-shared table serves them (one Query of the team's collection, descending:
+the demo made them with a table per model (GetItem of the team, a Query of 10
+players by number on a local index, a Query of the 5 latest events) and as it makes
+them now that they share one table (one Query of the team's collection, descending:
 the team, every player, the events newest first). The page-view counter, in its own
 table either way, is left out.
 """
@@ -62,7 +62,7 @@ def run(ctx: Context) -> Section:
     layouts = {"a table per model (before)": table_per_model, "one shared table": one_table}
     seconds = compare(layouts, repeat=ctx.repeat * 5, clock=time.perf_counter)
     section = Section(
-        "9. Single-table design: a team page, a table per model vs one shared table",
+        "9. Single-table design: the demo's team page, a table per model vs one shared table",
         ["layout", "requests", "items shown", "ms per page", "x before"],
     )
     base = seconds["a table per model (before)"]
