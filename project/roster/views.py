@@ -103,8 +103,10 @@ def team_detail(request: HttpRequest, team_id: str) -> HttpResponse:
     """What it costs, now: two requests. One Query of the team's partition in the shared
     ``Roster`` table (the ``TEAM_PAGE`` collection in descending sort-key order: the team,
     every player, then the events newest first; a Limit of 1 + 100 + 5 items, so a full
-    roster and at least the 5 latest events come in the one page, about 3 KB and 0.5 read
-    units for a sample team), and UpdateItem ADD on the hot counter (its own table, no read).
+    roster and at least the 5 latest events come in the one page: about 3 KB, 0.5 read
+    units, for a sample team, and up to the Limit's worth of older events, a few KB more,
+    for a team with a long history), and UpdateItem ADD on the hot counter (its own
+    table, no read).
 
     Before, with a table per entity, it cost four: GetItem (the team), UpdateItem ADD,
     Query (10 players by number, on a local index; a cursor per further page) and Query
