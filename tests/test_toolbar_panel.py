@@ -61,9 +61,11 @@ def test_the_panel_lists_the_pages_requests_in_the_demo(dynamo_db):
     shown = json.loads(done.stdout.splitlines()[-1])
     assert 'id="djDebug"' in shown["page"] and "RequestsPanel" in shown["page"]
     panel = shown["panel"]
-    # The team page reads the team, its roster, its events and bumps its view counter.
+    # The team page reads the team, its roster and its events with one Query of the shared
+    # Roster table, and bumps its view counter in its own table.
     assert "DynamoDB requests, " in panel and " capacity units" in panel
-    assert "GetItem" in panel and "Query" in panel and "panel-team" in panel
+    assert "Query" in panel and "panel-roster" in panel and "GetItem" not in panel
+    assert "UpdateItem" in panel and "panel-team_stats" in panel
     # Parameters shown with names, values masked (the team id is a key value).
     assert "KeyConditionExpression" in panel and "********" in panel
     assert "owls" not in panel and "Nagoya" not in panel
