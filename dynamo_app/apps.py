@@ -97,15 +97,17 @@ def run_schema_step(settings: DynamoSettings) -> None:
 
 def connect_permissions(config: AppConfig) -> None:
     """DynamoDB models get content types and permissions after ``migrate``, where
-    ``django.contrib.auth`` can grant them (see ``dynamo_app.permissions``)."""
+    ``django.contrib.auth`` can grant them, and Django takes those content types
+    for live ones (see ``dynamo_app.permissions``)."""
     from django.apps import apps
 
-    if apps.is_installed("django.contrib.auth") and apps.is_installed(
-        "django.contrib.contenttypes"
-    ):
-        from django.db.models.signals import post_migrate
+    if not apps.is_installed("django.contrib.contenttypes"):
+        return
+    from .permissions import create_permissions, know_dynamo_models
 
-        from .permissions import create_permissions
+    know_dynamo_models()
+    if apps.is_installed("django.contrib.auth"):
+        from django.db.models.signals import post_migrate
 
         post_migrate.connect(
             create_permissions, sender=config, dispatch_uid="dynamo_app.permissions"
