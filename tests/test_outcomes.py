@@ -14,7 +14,7 @@ from botocore.exceptions import ClientError, ConnectionClosedError, ReadTimeoutE
 from botocore.httpsession import URLLib3Session
 
 import dynamo_app
-from dynamo_app import exceptions
+from dynamo_app import exceptions, signals
 from dynamo_app.handle import get_handle
 from dynamo_app.integrity import check_unique
 from dynamo_app.models import Attr
@@ -331,6 +331,38 @@ def test_an_update_or_create_whose_update_answer_was_lost_is_unknown_never_redon
             Player.objects.update_or_create(**key, defaults={"player_name": "Bo"})
     assert lost.applied == 1 and counter["UpdateItem"] == 1  # never sent again
     assert stored(Player, **key).version == 2
+
+
+def test_a_plain_update_or_create_whose_answer_was_lost_is_settled_by_one_read(no_sleep):
+    """Without a VersionField the update only sets values: a consistent read that
+    finds them all in place settles it as done, without sending it again."""
+    Views.objects.create(team_id="t1", views=2)
+    saved = []
+
+    def on_save(sender, **kwargs):
+        saved.append(kwargs)
+
+    signals.post_save.connect(on_save, sender=Views)
+    try:
+        with count_requests() as counter, Lost("UpdateItem") as lost:
+            views, created = Views.objects.update_or_create(team_id="t1", defaults={"views": 5})
+    finally:
+        signals.post_save.disconnect(on_save, sender=Views)
+    assert (views.views, created, lost.applied) == (5, False, 1)
+    assert dict(counter) == {"UpdateItem": 1, "GetItem": 1}  # never sent again
+    assert [(s["created"], s["update_fields"]) for s in saved] == [(False, {"views"})]
+
+
+def test_a_plain_update_or_create_whose_lost_update_is_not_in_place_stays_unknown(no_sleep):
+    """Not applied, or applied and changed since: a read cannot tell, so the update
+    is not sent again over what may be a newer write."""
+    Views.objects.create(team_id="t1", views=2)
+    with count_requests() as counter, Lost("UpdateItem", reaches=False):
+        with pytest.raises(exceptions.OutcomeUnknown) as error:
+            Views.objects.update_or_create(team_id="t1", defaults={"views": 5})
+    assert dict(counter) == {"UpdateItem": 1, "GetItem": 1}
+    assert "found other values" in "\n".join(error.value.__notes__)
+    assert stored(Views, team_id="t1").views == 2
 
 
 def test_an_update_or_create_whose_lock_moving_answer_was_lost_is_not_written_twice(no_sleep):

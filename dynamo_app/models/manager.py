@@ -11,9 +11,11 @@ from collections.abc import Iterable, Sequence
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from ..exceptions import AlreadyExists, QueryError, StaleObjectError
+from .. import signals
+from ..exceptions import AlreadyExists, OutcomeUnknown, QueryError, StaleObjectError
 from ..expressions import Condition
 from ..handle import get_handle
+from ..retry import same_item
 from . import batch
 from .aio import in_thread
 from .query import QuerySet
@@ -63,6 +65,14 @@ class Manager(Generic[M]):
                 f"({', '.join(f.name for f in meta.key_fields)}), got {given}. "
                 "To find items by other attributes use filter(...).first() on a query or index."
             )
+        item = self._item(key, consistent)
+        if item is None:
+            raise self.model.DoesNotExist(f"{meta.object_name} matching {key} does not exist.")
+        return meta.decode(item)  # type: ignore[return-value]
+
+    def _item(self, key: dict[str, Any], consistent: bool) -> dict[str, Any] | None:
+        """The stored item (wire form) with this primary key, or None."""
+        meta = self.model._meta
         handle = get_handle()
         response = handle.call(
             "get_item",
@@ -71,10 +81,7 @@ class Manager(Generic[M]):
             Key=meta.key_of(key),
             ConsistentRead=consistent,
         )
-        item = response.get("Item")
-        if item is None:
-            raise self.model.DoesNotExist(f"{meta.object_name} matching {key} does not exist.")
-        return meta.decode(item)  # type: ignore[return-value]
+        return response.get("Item")
 
     def create(self, /, **values: Any) -> M:
         """Insert a new item, conditioned on its key being free (``AlreadyExists``).
@@ -165,6 +172,10 @@ class Manager(Generic[M]):
         updates with one UpdateItem conditioned on the item existing (plus one
         PutItem when it must create); otherwise one consistent GetItem, then
         ``save(update_fields=...)`` conditioned on what was read (or a create).
+
+        An UpdateItem whose answer is lost is never sent again (``OutcomeUnknown``)
+        but settled: it only sets values, so one consistent GetItem showing them
+        all in place means it is done (``_settled``).
         """
         self._require_key("update_or_create", key)
         changes = _resolved(defaults)
@@ -178,7 +189,10 @@ class Manager(Generic[M]):
             try:
                 if blind:
                     obj = self.model(**key)
-                    obj.update(set=changes)
+                    try:
+                        obj.update(set=changes)
+                    except OutcomeUnknown as exc:
+                        obj = self._settled(key, changes, exc)
                 else:
                     obj = self.get(consistent=True, **key)
                     obj.__dict__.update(changes)
@@ -194,6 +208,36 @@ class Manager(Generic[M]):
             f"{meta.object_name}.objects.update_or_create({key}) lost {attempts} races in a row "
             "to other writers of the item; nothing was written by the last attempt. Try again."
         )
+
+    def _settled(self, key: dict[str, Any], changes: dict[str, Any], lost: OutcomeUnknown) -> M:
+        """After the lost answer of an update setting ``changes``: the item as
+        stored (one consistent GetItem) when it holds every one of them - our
+        update, or the same values set by someone else: the state asked for
+        either way. Else (other values, or no item) ``lost`` stands: the update
+        may have been applied and changed or deleted since, so it is not sent
+        again over a newer write."""
+        meta = self.model._meta
+        item = self._item(key, consistent=True)
+        fields = [meta.fields_by_name[name] for name in changes]
+        wanted = {
+            f.db_name: None if v is None else f.encode(v)
+            for f, v in zip(fields, changes.values(), strict=True)
+        }
+        if item is None or not same_item(
+            {name: v for name, v in wanted.items() if v is not None},
+            {name: item[name] for name in wanted if name in item},
+        ):
+            found = "no item" if item is None else "other values"
+            lost.add_note(
+                f"A consistent read of the item found {found}: the update was not applied, or "
+                "was changed or deleted since. It was not sent again."
+            )
+            raise lost
+        obj: M = meta.decode(item)  # type: ignore[assignment]
+        signals.post_save.send(
+            self.model, instance=obj, created=False, update_fields=frozenset(changes)
+        )
+        return obj
 
     def _require_key(self, method: str, key: dict[str, Any]) -> None:
         names = [f.name for f in self.model._meta.key_fields]
