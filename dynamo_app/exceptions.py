@@ -21,6 +21,7 @@ __all__ = [
     "AlreadyApplied",
     "AlreadyExists",
     "BatchIncomplete",
+    "BatchOutcomeUnknown",
     "ConditionFailed",
     "ConnectionFailed",
     "DamagedResponse",
@@ -180,7 +181,8 @@ class DoesNotExist(DynamoError, ObjectDoesNotExist):
 
 
 class WriteError(DynamoError):
-    """A write was refused; nothing was changed."""
+    """A write was refused; nothing was changed (by a batch: nothing it lists
+    as not written)."""
 
 
 class ConditionFailed(WriteError):
@@ -255,9 +257,11 @@ class AlreadyApplied(WriteError):
 
 
 class BatchIncomplete(WriteError):
-    """Items of a batch were still unprocessed after every retry.
-
-    ``unprocessed`` lists what was not written (or read).
+    """A batch stopped with items known not written (or read): DynamoDB kept
+    leaving them unprocessed, or a request of it was refused. The items before
+    them are done; ``unprocessed`` lists the keys of the rest, none of them
+    written, so sending them again is safe. ``__cause__`` is the refusal, if any.
+    A batch that may have written some of them is ``BatchOutcomeUnknown``.
     """
 
     def __init__(self, message: str, *, unprocessed: list[Any]) -> None:
@@ -309,6 +313,29 @@ class OutcomeUnknown(ServiceError):
     safely (or its repeat could not tell). Not a ``WriteError``: something may
     have changed. Read the item (strongly consistent) before writing again; an
     ``idempotency_key`` makes such a write safely repeatable."""
+
+
+class BatchOutcomeUnknown(OutcomeUnknown):
+    """A batch write stopped at a request whose outcome is unknown: ``written``
+    lists the keys known written, ``unknown`` those the request carried (each
+    may or may not be written), ``unprocessed`` those known not written (never
+    sent), as ``BatchIncomplete.unprocessed`` does. ``__cause__`` is the
+    request's ``OutcomeUnknown``."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        written: list[Any],
+        unknown: list[Any],
+        unprocessed: list[Any],
+        operation: str = "",
+        attempts: int = 1,
+    ) -> None:
+        super().__init__(message, operation=operation, attempts=attempts)
+        self.written = written
+        self.unknown = unknown
+        self.unprocessed = unprocessed
 
 
 class TableNotFound(ServiceError):

@@ -8,9 +8,16 @@ damaged-response faults change the body between server and parser.
 """
 
 import asyncio
+import json
 
 import pytest
-from botocore.exceptions import ClientError, ConnectionClosedError, ReadTimeoutError
+from botocore.awsrequest import AWSResponse
+from botocore.exceptions import (
+    ClientError,
+    ConnectionClosedError,
+    EndpointConnectionError,
+    ReadTimeoutError,
+)
 from botocore.httpsession import URLLib3Session
 
 import dynamo_app
@@ -39,15 +46,16 @@ LOSSES = {
 
 
 class Lost:
-    """The next ``times`` requests of ``operation`` reach the server and are
-    applied (with ``reaches=False``: never reach it); the client gets ``loss``
-    (an error answer, or a network error) instead of the server's answer.
-    ``then`` runs after each applied request: someone else's write in the
-    window before our retry."""
+    """The next ``times`` requests of ``operation`` (after the first ``after``,
+    answered as usual) reach the server and are applied (with ``reaches=False``:
+    never reach it); the client gets ``loss`` (an error answer, or a network
+    error) instead of the server's answer. ``then`` runs after each applied
+    request: someone else's write in the window before our retry."""
 
-    def __init__(self, operation, loss=SERVER_ERROR, times=1, then=None, reaches=True):
+    def __init__(self, operation, loss=SERVER_ERROR, times=1, then=None, reaches=True, after=0):
         self.event = f"before-send.dynamodb.{operation}"
         self.loss, self.times, self.then, self.reaches = loss, times, then, reaches
+        self.after = after
         self.lost = self.applied = 0
         self.http = URLLib3Session()
 
@@ -60,6 +68,9 @@ class Lost:
         self.http.close()
 
     def send(self, request, **kwargs):
+        if self.after:
+            self.after -= 1
+            return None
         if self.lost >= self.times:
             return None
         self.lost += 1
@@ -253,6 +264,97 @@ def test_throttling_after_a_lost_answer_is_still_unknown(no_sleep):
     with Faults(no_sleep.client, SERVER_ERROR, *rest):
         with pytest.raises(exceptions.OutcomeUnknown, match="repeats were refused"):
             Views(team_id="t1").save()
+
+
+# --- batches: which items are written, which are not, which may be either -------------------
+
+
+def views_keys(numbers):
+    return [{"team_id": f"v{n:02}"} for n in numbers]
+
+
+def test_a_batch_write_whose_answer_stays_lost_names_what_is_written_unknown_and_not(no_sleep):
+    """60 items are three BatchWriteItems (25, 25, 10): the second one's answer is
+    lost on every attempt. Its 25 items may or may not be written; the first 25 are,
+    the last 10 are not: the error says so, item by item, and is no WriteError."""
+    attempts = no_sleep.settings.retry.max_attempts
+    views = [Views(team_id=f"v{n:02}") for n in range(60)]
+    with Lost("BatchWriteItem", times=attempts, after=1) as lost:
+        with pytest.raises(exceptions.OutcomeUnknown) as error:
+            Views.objects.bulk_save(views)
+    assert lost.applied == attempts  # repeated (a whole-item put may be), never answered
+    assert isinstance(error.value, exceptions.BatchOutcomeUnknown)
+    assert not isinstance(error.value, exceptions.WriteError)
+    written, unknown, unprocessed = (
+        error.value.written,
+        error.value.unknown,
+        error.value.unprocessed,
+    )
+    assert (written, unknown, unprocessed) == (
+        views_keys(range(25)),
+        views_keys(range(25, 50)),
+        views_keys(range(50, 60)),
+    )
+    assert isinstance(error.value.__cause__, exceptions.OutcomeUnknown)
+    message = str(error.value)
+    assert "25 of 60 items were written" in message and "may or may not" in message
+    assert "Read the unknown ones" in message
+    stored_keys = {v.team_id for v in Views.objects.bulk_get(views, consistent=True) if v}
+    assert stored_keys == {f"v{n:02}" for n in range(50)}  # this time the 25 were applied
+
+
+def test_a_batch_write_refused_after_some_written_is_incomplete_with_the_rest(no_sleep):
+    """A request that never reaches DynamoDB wrote nothing: the batch is
+    BatchIncomplete, listing it and every later item (the first 25 are written)."""
+    attempts = no_sleep.settings.retry.max_attempts
+    refused = EndpointConnectionError(endpoint_url="x")
+    views = [Views(team_id=f"v{n:02}") for n in range(60)]
+    with Lost("BatchWriteItem", refused, times=attempts, reaches=False, after=1):
+        with pytest.raises(exceptions.BatchIncomplete) as error:
+            Views.objects.bulk_save(views)
+    assert error.value.unprocessed == views_keys(range(25, 60))
+    assert isinstance(error.value.__cause__, exceptions.ConnectionFailed)
+    assert "25 of 60 items were written" in str(error.value)
+    stored_keys = {v.team_id for v in Views.objects.bulk_get(views, consistent=True) if v}
+    assert stored_keys == {f"v{n:02}" for n in range(25)}
+
+
+def test_a_batch_left_unprocessed_lists_every_item_not_written(no_sleep):
+    """The second request's items stay unprocessed (throttling, which no local engine
+    does): they and the third request's, never sent, are not written; the first's are."""
+    events = get_handle().client.meta.events
+    requests = []
+
+    def throttle_after_the_first(params, **kwargs):
+        requests.append(params)
+        if len(requests) > 1:
+            left = json.loads(params["body"])["RequestItems"]
+            return AWSResponse("http://injected", 200, {}, None), {"UnprocessedItems": left}
+        return None
+
+    views = [Views(team_id=f"v{n:02}") for n in range(60)]
+    events.register("before-call.dynamodb.BatchWriteItem", throttle_after_the_first)
+    try:
+        with pytest.raises(exceptions.BatchIncomplete) as error:
+            Views.objects.bulk_save(views)
+    finally:
+        events.unregister("before-call.dynamodb.BatchWriteItem", throttle_after_the_first)
+    assert len(requests) == 1 + no_sleep.settings.retry.max_attempts
+    assert error.value.unprocessed == views_keys(range(25, 60))
+    assert "25 of 60 items were written" in str(error.value)
+
+
+def test_a_transactional_batch_whose_answer_stays_lost_names_what_is_unknown(no_sleep):
+    attempts = no_sleep.settings.retry.max_attempts
+    members = [Member(team_id="t1", member_id=f"m{n:02}", number=n) for n in range(60)]
+    loss = LOSSES["read timeout"]
+    with Lost("TransactWriteItems", loss, times=attempts, reaches=False, after=1):
+        with pytest.raises(exceptions.BatchOutcomeUnknown) as error:
+            Member.objects.bulk_save(members)
+    keys = [{"team_id": "t1", "member_id": f"m{n:02}"} for n in range(60)]
+    assert error.value.written == keys[:50]  # 50 members and their 50 locks: one transaction
+    assert error.value.unknown == keys[50:] and error.value.unprocessed == []
+    assert "50 of 60 items were written" in str(error.value)
 
 
 # --- transactions: the token, and engines that ignore it --------------------------------------

@@ -321,7 +321,7 @@ def test_a_large_bulk_save_stops_at_the_failing_chunk_and_says_what_was_written(
     assert error.value.unprocessed == [
         {"team_id": "t1", "player_id": f"p{n}"} for n in range(50, 60)
     ]
-    assert "50 of 60 objects were done" in str(error.value)
+    assert "50 of 60 items were written" in str(error.value)
     assert len(list(Player.objects.filter(team_id="t1"))) == 51
     assert check_unique().findings == []
 

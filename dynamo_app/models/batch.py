@@ -2,10 +2,11 @@
 
 Every item is validated (and sized) before the first request, so a bad
 object never leaves a batch half written. Keys or items DynamoDB leaves
-unprocessed (throttling, size limits) are sent again with backoff; when a
-chunk stops making progress for the retry budget, ``BatchIncomplete`` says
-exactly what was not read or written. Results never depend on the order
-DynamoDB answers in.
+unprocessed (throttling, size limits) are sent again with backoff. A batch
+write that stops says what it did: ``BatchIncomplete`` when the items left are
+known not written, ``BatchOutcomeUnknown`` when the request it stopped at may
+have written its items; either lists the keys written, not written and
+unknown. Results never depend on the order DynamoDB answers in.
 
 BatchWriteItem takes no conditions, so it cannot keep a unique constraint or a
 ``VersionField``: models with either are written as the same actions
@@ -15,11 +16,18 @@ limits allow (each object atomic with its locks).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..actions import Action
-from ..exceptions import BatchIncomplete, DynamoError, WriteError
+from ..exceptions import (
+    BatchIncomplete,
+    BatchOutcomeUnknown,
+    DynamoError,
+    OutcomeUnknown,
+    WriteError,
+)
 from ..handle import get_handle
 from ..transactions import MAX_ACTIONS, MAX_REQUEST_BYTES, Transaction
 
@@ -28,6 +36,7 @@ if TYPE_CHECKING:
 
 M = TypeVar("M", bound="Model")
 Plan = tuple["Model", list[Action]]  # an object and the actions that write it
+Key = tuple[Any, ...]  # an item's key identity (Options.key_id)
 GET_CHUNK = 100
 WRITE_CHUNK = 25
 
@@ -51,59 +60,135 @@ def _entries(request: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
-def _until_done(
-    model: type[Model],
-    operation: str,
-    request: dict[str, Any],
-    on_response: Callable[[dict[str, Any]], None],
-    *,
-    cacheable: bool = False,
-) -> None:
-    """Send ``request`` and its unprocessed remainder until nothing is left; give up
-    (``BatchIncomplete``) only after ``RETRY.MAX_ATTEMPTS`` rounds without progress.
-    ``cacheable``: a read DAX may answer (see dax.py)."""
+def _listed(keys: list[dict[str, Any]]) -> str:
+    return f"{keys[:10]}{' ...' if len(keys) > 10 else ''}"
 
-    def incomplete(remainder: dict[str, Any], rounds: int) -> BatchIncomplete:
-        meta = model._meta
-        entries = _entries(remainder)
-        keys = [meta.key_values(e) for e in entries]
+
+class _Progress:
+    """Where a batch write is: the keys known written, the keys of the request
+    being sent, and the keys not sent yet; when a request fails, the batch's
+    error says which are which."""
+
+    def __init__(self, model: type[Model], verb: str, keys: dict[Key, dict[str, Any]]) -> None:
+        self.label = f"{model.__name__}.objects.{verb}()"
+        self.keys = keys  # key identity -> {field name: value}, in the batch's order
+        self.written: list[Key] = []
+        self.sending: list[Key] = []
+
+    def left(self, unprocessed: Iterable[Key]) -> None:
+        """The request was answered: all but ``unprocessed`` are written."""
+        rest = set(unprocessed)
+        self.written += [k for k in self.sending if k not in rest]
+        self.sending = [k for k in self.sending if k in rest]
+
+    @contextmanager
+    def sends(self, keys: list[Key], what: str) -> Iterator[None]:
+        """A request (``what``) carrying ``keys`` is sent, and its remainder
+        until done. A failure with nothing written yet is its own error (the
+        one a single write would raise); after some, ``BatchIncomplete``; a lost
+        answer, ``BatchOutcomeUnknown``."""
+        self.sending = keys
+        try:
+            yield
+        except OutcomeUnknown as exc:
+            raise self.unknown(exc, what) from exc
+        except BatchIncomplete:
+            raise
+        except DynamoError as exc:
+            if not self.written:
+                raise
+            raise self.incomplete(
+                f"the next {what} failed and wrote nothing ({type(exc).__name__}: {exc})"
+            ) from exc
+        self.left(())
+
+    def _not_sent(self) -> list[Key]:
+        done = set(self.written) | set(self.sending)
+        return [k for k in self.keys if k not in done]
+
+    def _done(self) -> str:
+        return f"{self.label}: {len(self.written)} of {len(self.keys)} items were written"
+
+    def incomplete(self, why: str) -> BatchIncomplete:
+        """The items not written are known not written: ``why`` says what stopped it."""
+        left = [self.keys[k] for k in self.sending + self._not_sent()]
         return BatchIncomplete(
-            f"{operation} on {meta.object_name}: {len(keys)} item(s) still unprocessed after "
-            f"{rounds} rounds without progress (DynamoDB was throttling); everything else "
-            f"was done. Not done: {keys[:10]}{' ...' if len(keys) > 10 else ''}",
-            unprocessed=keys,
+            f"{self._done()}; {why}; nothing after it was sent. Not written (safe to send "
+            f"again): {_listed(left)} (all in .unprocessed).",
+            unprocessed=left,
         )
 
-    for response in get_handle().until_processed(
-        operation, request, incomplete, cacheable=cacheable
-    ):
-        on_response(response)
+    def unknown(self, exc: OutcomeUnknown, what: str) -> BatchOutcomeUnknown:
+        """The request being sent may or may not have written its items."""
+        unknown = [self.keys[k] for k in self.sending]
+        unprocessed = [self.keys[k] for k in self._not_sent()]
+        return BatchOutcomeUnknown(
+            f"{self._done()}; the next {what} may or may not have written its {len(unknown)} "
+            f"(its answer was lost: {exc.operation} after {exc.attempts} attempt(s), see "
+            f"__cause__); the {len(unprocessed)} after it were not sent. Unknown (in .unknown): "
+            f"{_listed(unknown)}; not written (in .unprocessed): {_listed(unprocessed)}. Read "
+            "the unknown ones (consistent=True) before writing them again.",
+            written=[self.keys[k] for k in self.written],
+            unknown=unknown,
+            unprocessed=unprocessed,
+            operation=exc.operation,
+            attempts=exc.attempts,
+        )
 
 
 def bulk_get(model: type[M], keys: Iterable[Any], *, consistent: bool = False) -> list[M | None]:
-    """Items for ``keys`` in the caller's order; ``None`` where no item exists."""
+    """Items for ``keys`` in the caller's order; ``None`` where no item exists.
+    Keys DynamoDB keeps leaving unprocessed are ``BatchIncomplete``."""
     meta = model._meta
     wire_keys = [meta.key_from_any(k) for k in keys]
     ids = [meta.key_id(k) for k in wire_keys]
     unique = list(dict(zip(ids, wire_keys, strict=True)).values())
-    table = get_handle().table_name(meta.table_name)
+    handle = get_handle()
+    table = handle.table_name(meta.table_name)
     found: dict[tuple[Any, ...], dict[str, Any]] = {}
 
-    def collect(response: dict[str, Any]) -> None:
-        for item in response.get("Responses", {}).get(table, []):
-            found[meta.key_id(item)] = item
+    def incomplete(remainder: dict[str, Any], rounds: int) -> BatchIncomplete:
+        keys = [meta.key_values(e) for e in _entries(remainder)]
+        return BatchIncomplete(
+            f"batch_get_item on {meta.object_name}: {len(keys)} key(s) still unprocessed after "
+            f"{rounds} rounds without progress (DynamoDB was throttling); nothing is returned. "
+            f"Not read: {_listed(keys)}",
+            unprocessed=keys,
+        )
 
     for chunk in _chunks(unique, GET_CHUNK):
         request = {table: {"Keys": chunk, "ConsistentRead": consistent}}
-        _until_done(model, "batch_get_item", request, collect, cacheable=True)
+        for response in handle.until_processed(
+            "batch_get_item", request, incomplete, cacheable=True
+        ):
+            for item in response.get("Responses", {}).get(table, []):
+                found[meta.key_id(item)] = item
     decoded = {key_id: meta.decode(item) for key_id, item in found.items()}
     return [decoded.get(key_id) for key_id in ids]  # type: ignore[misc]
 
 
-def _write(model: type[Model], requests: dict[tuple[Any, ...], dict[str, Any]]) -> None:
-    table = get_handle().table_name(model._meta.table_name)
-    for chunk in _chunks(list(requests.values()), WRITE_CHUNK):
-        _until_done(model, "batch_write_item", {table: chunk}, lambda r: None)
+def _write(
+    model: type[Model], verb: str, requests: dict[Key, tuple[dict[str, Any], dict[str, Any]]]
+) -> None:
+    """Send ``requests`` (key identity -> (key, PutRequest or DeleteRequest)) in
+    BatchWriteItems of 25, each one's unprocessed remainder again until done."""
+    meta = model._meta
+    handle = get_handle()
+    table = handle.table_name(meta.table_name)
+    progress = _Progress(model, verb, {k: key for k, (key, _) in requests.items()})
+
+    def throttled(remainder: dict[str, Any], rounds: int) -> BatchIncomplete:
+        return progress.incomplete(
+            f"a request's last {len(progress.sending)} items were still unprocessed after "
+            f"{rounds} rounds without progress (DynamoDB was throttling)"
+        )
+
+    for chunk in _chunks(list(requests), WRITE_CHUNK):
+        request = {table: [requests[k][1] for k in chunk]}
+        with progress.sends(chunk, "BatchWriteItem"):
+            for response in handle.until_processed("batch_write_item", request, throttled):
+                unprocessed = _entries(response.get("UnprocessedItems") or {})
+                progress.left(meta.key_id(e) for e in unprocessed)
 
 
 def _guarded(model: type[Model]) -> bool:
@@ -157,28 +242,14 @@ def _transactions(plans: list[Plan]) -> list[tuple[Transaction, list[Model]]]:
 
 def _transact(model: type[Model], verb: str, plans: list[Plan]) -> None:
     """Send the plans' transactions in order; the first that fails stops the
-    batch. Nothing written yet: its own error. Some written: ``BatchIncomplete``
-    naming the objects not written, with the failure as its cause."""
+    batch (``_Progress.sends`` says how)."""
+    meta = model._meta
     transactions = _transactions(plans)
-    done = 0
-    for n, (tx, objs) in enumerate(transactions):
-        try:
+    keys = {meta.key_id(meta.key_of(obj.__dict__)): obj.key for obj, _ in plans}
+    progress = _Progress(model, verb, keys)
+    for tx, objs in transactions:
+        with progress.sends([meta.key_id(meta.key_of(o.__dict__)) for o in objs], "transaction"):
             tx.commit()
-        except DynamoError as exc:
-            if not done:
-                raise
-            left = [obj.key for _, rest in transactions[n:] for obj in rest]
-            known = isinstance(exc, WriteError)  # a refusal; other errors leave it unknown
-            outcome = "wrote nothing" if known else f"may have written its {len(objs)} objects"
-            raise BatchIncomplete(
-                f"{model.__name__}.objects.{verb}(): {done} of {len(plans)} objects were done "
-                f"({n} transaction(s)); the next transaction failed and {outcome} "
-                f"({type(exc).__name__}: {exc}); the ones after it were not sent. "
-                f"{'Not done' if known else 'Not known to be done'}: {left[:10]}"
-                f"{' ...' if len(left) > 10 else ''} (all in .unprocessed).",
-                unprocessed=left,
-            ) from exc
-        done += len(objs)
 
 
 def _check_model(model: type[Model], obj: Any) -> None:
@@ -207,7 +278,14 @@ def bulk_save(model: type[Model], objs: Iterable[Model]) -> None:
     if _guarded(model):
         _transact(model, "bulk_save", list(plans.values()))
         return
-    _write(model, {k: {"PutRequest": {"Item": a[0].params["Item"]}} for k, (_, a) in plans.items()})
+    _write(
+        model,
+        "bulk_save",
+        {
+            k: (obj.key, {"PutRequest": {"Item": a[0].params["Item"]}})
+            for k, (obj, a) in plans.items()
+        },
+    )
 
 
 def bulk_delete(model: type[Model], objs_or_keys: Iterable[Any]) -> None:
@@ -230,8 +308,8 @@ def bulk_delete(model: type[Model], objs_or_keys: Iterable[Any]) -> None:
             plans[meta.key_id(meta.key_of(obj.__dict__))] = (obj, delete_actions(obj))
         _transact(model, "bulk_delete", list(plans.values()))
         return
-    requests: dict[tuple[Any, ...], dict[str, Any]] = {}
+    requests: dict[Key, tuple[dict[str, Any], dict[str, Any]]] = {}
     for value in objs_or_keys:
         key = meta.key_from_any(value)
-        requests[meta.key_id(key)] = {"DeleteRequest": {"Key": key}}
-    _write(model, requests)
+        requests[meta.key_id(key)] = (meta.key_values(key), {"DeleteRequest": {"Key": key}})
+    _write(model, "bulk_delete", requests)
