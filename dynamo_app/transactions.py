@@ -21,10 +21,17 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
+from botocore.exceptions import ClientError
+
 from . import threads, wire
 from .actions import Action
 from .app_tables import IDEMPOTENCY, IDEMPOTENCY_EXPIRES, IDEMPOTENCY_KEY
-from .exceptions import AlreadyApplied, TransactionCanceled, TransactionLimitExceeded
+from .exceptions import (
+    AlreadyApplied,
+    OutcomeUnknown,
+    TransactionCanceled,
+    TransactionLimitExceeded,
+)
 from .handle import get_handle
 from .unique import one_action_per_lock
 
@@ -41,6 +48,7 @@ MAX_GET_ITEMS = 100
 
 IDEMPOTENCY_TABLE = IDEMPOTENCY.declared_name
 IDEMPOTENCY_WINDOW = 24 * 3600  # seconds a key is remembered (TTL deletes it later)
+IDEMPOTENCY_TOKEN = "token"  # the ClientRequestToken of the transaction that wrote the record
 
 
 class Transaction:
@@ -55,8 +63,10 @@ class Transaction:
         self.token = os.urandom(16).hex()  # one ClientRequestToken per logical transaction
         self.idempotency_key = idempotency_key
         self.committed = False
+        self.idempotency: Action | None = None
         if idempotency_key is not None:
-            self.add(idempotency_action(idempotency_key))
+            self.idempotency = idempotency_action(idempotency_key, self.token)
+            self.add(self.idempotency)
 
     def __repr__(self) -> str:
         return f"<Transaction {len(self.actions)} actions, token={self.token}>"
@@ -123,10 +133,33 @@ class Transaction:
             )
         except TransactionCanceled as exc:
             raise self.explain(exc) from exc
+        except OutcomeUnknown as exc:
+            settled = self.settle(exc)
+            if settled is not None:
+                raise settled from exc
         self.committed = True
         for action in self.actions:
             if action.on_success is not None:
                 action.on_success()
+
+    def settle(self, exc: OutcomeUnknown) -> Exception | None:
+        """A lost answer whose repeat the idempotency record refused settles it: the
+        record carries the token of the transaction that wrote it. Ours: this
+        transaction was applied (all or nothing), so None, done. Another's: the key's
+        write was applied before and ours never was, so ``AlreadyApplied``. Without
+        such a refusal the outcome stays unknown (``exc``)."""
+        cause = exc.__cause__
+        applied_before = self.idempotency.on_condition_failed if self.idempotency else None
+        if applied_before is None or not isinstance(cause, ClientError):
+            return exc
+        reasons = cause.response.get("CancellationReasons") or []
+        for action, reason in zip(self.actions, reasons, strict=False):
+            if action is self.idempotency and reason.get("Code") == "ConditionalCheckFailed":
+                stored: dict[str, Any] = dict(reason.get("Item") or {})
+                if stored.get(IDEMPOTENCY_TOKEN) == {"S": self.token}:
+                    return None
+                return applied_before(stored, exc.attempts)
+        return exc
 
     def explain(self, exc: TransactionCanceled) -> Exception:
         """The error of the action that caused the cancellation."""
@@ -160,9 +193,11 @@ class AppliedBefore:
         )
 
 
-def idempotency_action(key: str) -> Action:
+def idempotency_action(key: str, token: str) -> Action:
     """A record that exists once per key: written with the transaction, it turns a
-    repeat of the same logical write into ``AlreadyApplied`` instead of a second effect."""
+    repeat of the same logical write into ``AlreadyApplied`` instead of a second effect.
+    It keeps the transaction's ``token``, so that a lost answer's repeat can tell the
+    record its own first attempt wrote from an earlier write's (``Transaction.settle``)."""
     if not isinstance(key, str) or not 0 < len(key) <= 1024 or not _fits_a_key(key):
         shown = repr(key) if len(repr(key)) <= 80 else repr(key)[:77] + "..."
         raise TransactionLimitExceeded(
@@ -177,6 +212,7 @@ def idempotency_action(key: str) -> Action:
         "Item": {
             IDEMPOTENCY_KEY: {"S": key},
             "applied_at": {"N": str(now)},
+            IDEMPOTENCY_TOKEN: {"S": token},
             IDEMPOTENCY_EXPIRES: {"N": str(now + IDEMPOTENCY_WINDOW)},
         },
         "ConditionExpression": "attribute_not_exists(#k)",

@@ -580,3 +580,34 @@ def test_an_answer_without_the_checksum_header_is_read_as_is(no_sleep):
     finally:
         events.unregister("before-parse.dynamodb.GetItem", unique_id="drop")
     assert counter["GetItem"] == 1
+
+
+def test_a_used_idempotency_key_whose_answer_is_lost_is_already_applied(no_sleep):
+    """A key's second use, its first attempt's answer lost (refused by the key's record
+    or never arrived: the same to the client, and the store unchanged either way); the
+    repeat finds the record another transaction wrote (its token is not ours), so ours
+    was never applied: AlreadyApplied, not OutcomeUnknown (the demo's repeated POST
+    once hit this under load)."""
+    Views.objects.create(team_id="t1", views=2)
+    Views.objects.increment(team_id="t1", views=1, idempotency_key="k1")
+    with count_requests() as counter, Lost("TransactWriteItems", reaches=False):
+        with pytest.raises(exceptions.AlreadyApplied, match="'k1' was already applied"):
+            Views.objects.increment(team_id="t1", views=1, idempotency_key="k1")
+    assert counter["TransactWriteItems"] == 2
+    assert stored(Views, team_id="t1").views == 3
+
+
+def test_a_lost_transaction_whose_own_key_record_is_in_place_is_done(no_sleep):
+    """A versioned update in the transaction: its repeat is refused (the version moved
+    on) and the retry cannot tell whose update that was (it compares puts only); the
+    key's record, carrying this transaction's token, can: all or nothing, so applied."""
+    team = Team.objects.create(team_id="t1", name="A")
+    Views.objects.create(team_id="t1")
+    with Lost("TransactWriteItems") as lost:
+        with dynamo_app.transaction(idempotency_key="k2") as tx:
+            tx.update(team, set={"name": "B"})
+            tx.update(Views(team_id="t1"), add={"views": 1})
+    assert lost.applied == 1
+    assert stored(Views, team_id="t1").views == 1  # once
+    fresh = stored(Team, team_id="t1")
+    assert (fresh.name, fresh.version) == ("B", 2)
