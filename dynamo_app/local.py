@@ -16,6 +16,7 @@ run it means a server of the process's own, in memory (``share_embedded``).
 
 from __future__ import annotations
 
+import io
 import logging
 import os
 import threading
@@ -66,17 +67,24 @@ def _is_write(environ: dict[str, Any]) -> bool:
     return path.startswith("/moto-api/reset")
 
 
+RequestHook = Callable[[dict[str, Any], bytes], None]
+
+
 class _OneAtATime:
     """WSGI middleware: serve one request at a time (see the module docstring),
-    and tell ``on_write`` after each request that may have changed data."""
+    show ``on_request`` each request before it is served, and tell ``on_write``
+    after each request that may have changed data."""
 
-    def __init__(self, app: Any, on_write: Callable[[], None] | None = None) -> None:
+    def __init__(self, app: Any, on_request: RequestHook | None = None) -> None:
         self.app = app
         self.lock = threading.Lock()
-        self.on_write = on_write
+        self.on_request = on_request
+        self.on_write: Callable[[], None] | None = None
 
     def __call__(self, environ: dict[str, Any], start_response: Any) -> Iterable[bytes]:
         with self.lock:
+            if self.on_request is not None:
+                self.on_request(environ, _read_body(environ))
             result = self.app(environ, start_response)
             try:
                 return [b"".join(result)]
@@ -86,6 +94,16 @@ class _OneAtATime:
                     close()
                 if self.on_write is not None and _is_write(environ):
                     self.on_write()
+
+
+def _read_body(environ: dict[str, Any]) -> bytes:
+    """The request's body, left readable for the app behind."""
+    length = int(environ.get("CONTENT_LENGTH") or 0)
+    if not length:
+        return b""
+    body: bytes = environ["wsgi.input"].read(length)
+    environ["wsgi.input"] = io.BytesIO(body)
+    return body
 
 
 def _import_moto() -> tuple[Any, Any]:
@@ -107,14 +125,21 @@ class LocalServer:
     """moto's DynamoDB over HTTP on 127.0.0.1, serialised, in a daemon thread.
 
     ``port=0`` picks a free port; ``url`` tells which one after ``start()``.
+    ``on_request`` is shown every request's WSGI environ and body before it is
+    served (a test run's store learns which tables its tests changed).
     """
 
     def __init__(
-        self, port: int = 0, host: str = HOST, state_file: str | os.PathLike[str] | None = None
+        self,
+        port: int = 0,
+        host: str = HOST,
+        state_file: str | os.PathLike[str] | None = None,
+        on_request: RequestHook | None = None,
     ) -> None:
         self.host = host
         self.port = port
         self.state_file = Path(state_file) if state_file else None
+        self.on_request = on_request
         self.restored = 0  # tables loaded from the state file at start
         self.warnings: list[str] = []  # what could not be restored from it
         self._state: StateFile | None = None
@@ -139,7 +164,7 @@ class LocalServer:
             def log_request(self, *args: Any, **kwargs: Any) -> None:
                 pass  # one line per request would drown the developer's console
 
-        app = _OneAtATime(DomainDispatcherApplication(create_backend_app))
+        app = _OneAtATime(DomainDispatcherApplication(create_backend_app), self.on_request)
         state = None
         if self.state_file is not None:
             state = StateFile(self.state_file, app.lock)

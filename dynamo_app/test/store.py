@@ -8,8 +8,10 @@ shared by both runners (``dynamo_app.testing`` under pytest,
   ``DYNAMO_TEST_ENDPOINT``) and points ``settings.DYNAMO`` at it. The section
   keeps the project's table names and options; endpoint, credentials, state
   file and the startup schema step are the run's own.
-* ``TestStore.empty()`` drops every table and creates the registered ones:
-  what each test starts with. ``empty(test_class)`` of a ``TestCase`` with
+* ``TestStore.empty()`` gives every registered table, empty: what each test
+  starts with. On the run's moto server it recreates only the tables the last
+  test changed (``dynamo_app.test.written``); otherwise it drops every table
+  and creates the registered ones. ``empty(test_class)`` of a ``TestCase`` with
   ``setUpTestData`` puts back the items the class's setup wrote (read once, at
   its first test), as Django rolls each test back to the class's data.
 * Until the store is up, and whenever no test may use it, ``handle.refused``
@@ -28,12 +30,15 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from django.core.exceptions import ImproperlyConfigured
 
 if TYPE_CHECKING:
     from ..local import LocalServer
+    from ..tables import TableDefinition
+    from .written import WrittenTables
 
 TEST_CREDENTIALS = {"ACCESS_KEY_ID": "testing", "SECRET_ACCESS_KEY": "testing", "SESSION_TOKEN": ""}
 
@@ -107,16 +112,37 @@ def _not_restored(left: dict[str, Any], rounds: int) -> Exception:
     return RuntimeError(f"setUpTestData's items not put back in {rounds} rounds (tables {tables})")
 
 
-def create_tables() -> None:
-    """Create every registered table (and enable its TTL) on the current endpoint,
-    waiting until each is ACTIVE (at once on local engines)."""
+def registered_tables() -> dict[str, TableDefinition]:
+    """Every registered table definition, by its deployed name under the current settings."""
+    from ..handle import get_handle
+    from ..tables import registry
+
+    handle = get_handle()
+    return {handle.table_name(d.declared_name): d for d in registry.definitions()}
+
+
+def create_tables(definitions: Iterable[TableDefinition] | None = None) -> None:
+    """Create these tables (default: every registered one), and enable their TTL,
+    on the current endpoint, waiting until each is ACTIVE (at once on local engines)."""
     from ..handle import get_handle
     from ..schema import create_table
     from ..tables import registry
 
     handle = get_handle()
-    for definition in registry.definitions():
+    for definition in registry.definitions() if definitions is None else definitions:
         create_table(definition, handle=handle, timeout=_POLL["Delay"] * _POLL["MaxAttempts"])
+
+
+def drop_table(name: str) -> None:
+    """Delete a table of a local engine (at once), if it exists."""
+    from ..exceptions import ServiceError
+    from ..handle import get_handle
+
+    try:
+        get_handle().call("delete_table", TableName=name)
+    except ServiceError as exc:
+        if exc.code != "ResourceNotFoundException":
+            raise
 
 
 class ExternalServer:
@@ -153,6 +179,8 @@ class TestStore:
         self._override: Any = None
         self._switches: tuple[bool, bool] | None = None
         self._class_data: tuple[type, Items] | None = None  # the running test class's
+        self._written: WrittenTables | None = None  # what the tests change, on our own server
+        self._created: dict[str, TableDefinition] | None = None  # the tables empty() made
 
     def start(self) -> TestStore:
         from django.conf import settings
@@ -160,6 +188,7 @@ class TestStore:
 
         from .. import handle, local
         from ..local import LocalServer
+        from .written import WrittenTables
 
         configured = getattr(settings, "DYNAMO", {})
         if EXTERNAL_ENDPOINT:
@@ -170,7 +199,9 @@ class TestStore:
                 )
             self.server = ExternalServer(EXTERNAL_ENDPOINT)
         else:
-            self.server = LocalServer().start()
+            credentials = settings_for_tests(configured, "")
+            self._written = WrittenTables(credentials["ACCESS_KEY_ID"], credentials["REGION"])
+            self.server = LocalServer(on_request=self._written).start()
         # While the run's store is up: botocore's own request validation on (local
         # engines accept requests DynamoDB rejects: it guards the suite against
         # malformed requests built by the app), and ENDPOINT = "embedded" served by
@@ -200,10 +231,30 @@ class TestStore:
         elif self._class_data is None or self._class_data[0] is not test_class:
             assert test_class is not None
             self._class_data = (test_class, _read_items())
-        self.server.reset()
-        create_tables()
+        self._recreate_tables()
         if self._class_data is not None:
             _write_items(self._class_data[1])
+
+    def _recreate_tables(self) -> None:
+        """Make the store hold exactly the registered tables, empty: recreate those
+        changed since the last time (by a test, or in the registry or the table
+        names), or, when anything may have changed, start from nothing."""
+        assert self.server is not None
+        wanted = registered_tables()
+        changed = self._written.take() if self._written is not None else None
+        if changed is None or self._created is None:
+            self.server.reset()
+            create_tables(wanted.values())
+        else:
+            made = self._created
+            redeclared = {n for n in made.keys() | wanted.keys() if made.get(n) != wanted.get(n)}
+            stale = changed | redeclared
+            for name in sorted(stale):
+                drop_table(name)
+            create_tables(wanted[name] for name in sorted(stale) if name in wanted)
+        self._created = wanted
+        if self._written is not None:
+            self._written.take()  # this method's own requests
 
     def stop(self) -> None:
         """Restore the settings and switches, and stop the server this run started."""

@@ -1,0 +1,151 @@
+"""Emptying the test store between tests recreates only the tables a test changed,
+as the run's own server saw them changed (dynamo_app/test/written.py), whoever sent
+the request; anything it cannot pin to a table means a full reset.
+
+On another engine (DYNAMO_TEST_ENDPOINT) every emptying is a full reset: moto only.
+"""
+
+import boto3
+import pytest
+
+from dynamo_app import models
+from dynamo_app.handle import get_handle
+from dynamo_app.tables import registry
+from dynamo_app.test import count_requests
+from dynamo_app.testing import moto_only
+
+pytestmark = moto_only
+
+
+class EmptiedNote(models.Model):
+    note_id = models.StringField(partition_key=True)
+    text = models.StringField(default="")
+
+    class Meta:
+        table_name = "emptied_note"
+
+
+class EmptiedOther(models.Model):
+    other_id = models.StringField(partition_key=True)
+
+    class Meta:
+        table_name = "emptied_other"
+
+
+def empty_and_count(store):
+    with count_requests() as counter:
+        store.empty()
+    return counter
+
+
+def raw_client(store, region="us-east-1", key="testing"):
+    """A boto3 client of its own: not the app's handle, the server still sees it."""
+    return boto3.client(
+        "dynamodb",
+        endpoint_url=store.url,
+        region_name=region,
+        aws_access_key_id=key,
+        aws_secret_access_key="testing",
+    )
+
+
+def note_table():
+    return get_handle().table_name("emptied_note")
+
+
+def test_only_the_table_a_test_wrote_is_recreated(dynamo_server):
+    dynamo_server.empty()
+    EmptiedNote.objects.create(note_id="n1")
+    EmptiedOther.objects.create(other_id="o1")
+    empty_and_count(dynamo_server)  # the two tables, now empty again
+    EmptiedNote(note_id="n2").save()
+    counter = empty_and_count(dynamo_server)
+    assert (counter["DeleteTable"], counter["CreateTable"]) == (1, 1)
+    assert list(EmptiedNote.objects.scan()) == [] and list(EmptiedOther.objects.scan()) == []
+
+
+def test_a_read_changes_nothing_and_costs_nothing(dynamo_server):
+    dynamo_server.empty()
+    list(EmptiedNote.objects.scan())
+    EmptiedNote.objects.filter(note_id="n1").first()
+    assert empty_and_count(dynamo_server).total == 0
+
+
+@pytest.mark.parametrize(
+    "write",
+    [
+        lambda c, t: c.put_item(TableName=t, Item={"note_id": {"S": "raw"}}),
+        lambda c, t: c.batch_write_item(
+            RequestItems={t: [{"PutRequest": {"Item": {"note_id": {"S": "raw"}}}}]}
+        ),
+        lambda c, t: c.transact_write_items(
+            TransactItems=[{"Put": {"TableName": t, "Item": {"note_id": {"S": "raw"}}}}]
+        ),
+    ],
+    ids=["PutItem", "BatchWriteItem", "TransactWriteItems"],
+)
+def test_a_write_from_any_client_is_seen(dynamo_server, write):
+    dynamo_server.empty()
+    client = raw_client(dynamo_server)
+    write(client, note_table())
+    counter = empty_and_count(dynamo_server)
+    assert counter["CreateTable"] == 1
+    assert list(EmptiedNote.objects.scan()) == []
+
+
+def test_a_table_a_test_created_is_dropped_and_a_dropped_one_comes_back(dynamo_server):
+    dynamo_server.empty()
+    client = raw_client(dynamo_server)
+    client.create_table(
+        TableName="undeclared-by-a-test",
+        KeySchema=[{"AttributeName": "k", "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": "k", "AttributeType": "S"}],
+        BillingMode="PAY_PER_REQUEST",
+    )
+    client.delete_table(TableName=note_table())
+    empty_and_count(dynamo_server)
+    names = client.list_tables()["TableNames"]
+    assert "undeclared-by-a-test" not in names and note_table() in names
+
+
+def test_a_table_declared_or_redeclared_since_is_created_as_now_declared(dynamo_server):
+    dynamo_server.empty()
+
+    class EmptiedLate(models.Model):
+        late_id = models.StringField(partition_key=True)
+        at = models.IntegerField(sort_key=True)
+
+        class Meta:
+            table_name = "emptied_late"
+
+    try:
+        counter = empty_and_count(dynamo_server)
+        assert counter["CreateTable"] == 1
+        EmptiedLate.objects.create(late_id="a", at=1)
+        assert [x.at for x in EmptiedLate.objects.filter(late_id="a")] == [1]
+    finally:
+        registry.unregister("emptied_late")
+    empty_and_count(dynamo_server)
+    assert get_handle().table_name("emptied_late") not in raw_client(dynamo_server).list_tables()[
+        "TableNames"
+    ]
+
+
+@pytest.mark.parametrize(
+    "unattributable",
+    [
+        lambda s: raw_client(s).execute_statement(
+            Statement=f"INSERT INTO \"{note_table()}\" VALUE {{'note_id': 'p'}}"
+        ),
+        lambda s: raw_client(s, region="eu-west-1").list_tables(),
+        lambda s: raw_client(s, key="another-key").list_tables(),
+        lambda s: s.server.reset(),
+    ],
+    ids=["PartiQL", "another region", "another key", "moto's reset"],
+)
+def test_what_cannot_be_pinned_to_a_table_resets_everything(dynamo_server, unattributable):
+    dynamo_server.empty()
+    unattributable(dynamo_server)
+    counter = empty_and_count(dynamo_server)
+    assert counter["CreateTable"] == len(registry.definitions())
+    assert list(EmptiedNote.objects.scan()) == []
