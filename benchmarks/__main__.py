@@ -33,14 +33,16 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--only", default=",".join(BENCHMARKS), help=f"comma-separated subset of {BENCHMARKS}"
     )
-    parser.add_argument("--repeat", type=int, default=None, help="runs per measurement (median)")
+    parser.add_argument(
+        "--repeat", type=int, default=None, help="runs per measurement (median; 7, --quick 1)"
+    )
     args = parser.parse_args(argv)
     args.only = [name.strip() for name in args.only.split(",") if name.strip()]
     unknown = set(args.only) - set(BENCHMARKS)
     if unknown:
         parser.error(f"unknown benchmark(s) {sorted(unknown)}; choose from {BENCHMARKS}")
     if args.repeat is None:
-        args.repeat = 3 if args.quick else 7
+        args.repeat = 1 if args.quick else 7  # --quick is a smoke run: does every row run?
     return args
 
 
