@@ -48,6 +48,7 @@ ENGINE = "external" if EXTERNAL_ENDPOINT else "moto"
 # This process's share of an external server: a region per pytest-xdist worker.
 WORKER = os.environ.get("PYTEST_XDIST_WORKER")
 WORKER_REGION = f"test-{WORKER}" if WORKER else "us-east-1"
+LOCAL_REGION = "us-east-1"  # the run's own moto server knows only AWS's regions
 
 _POLL = {"Delay": 1, "MaxAttempts": 120}
 
@@ -75,7 +76,7 @@ def settings_for_tests(base: dict[str, Any], endpoint: str) -> dict[str, Any]:
         **TEST_CREDENTIALS,
         "ENABLED": True,
         "ENDPOINT": endpoint,
-        "REGION": WORKER_REGION if endpoint == EXTERNAL_ENDPOINT else "us-east-1",
+        "REGION": WORKER_REGION if endpoint == EXTERNAL_ENDPOINT else LOCAL_REGION,
         "LOCAL_STATE_FILE": "",
         "AUTO_MIGRATE": False,
         "VERIFY_SCHEMA": False,
@@ -199,8 +200,7 @@ class TestStore:
                 )
             self.server = ExternalServer(EXTERNAL_ENDPOINT)
         else:
-            credentials = settings_for_tests(configured, "")
-            self._written = WrittenTables(credentials["ACCESS_KEY_ID"], credentials["REGION"])
+            self._written = WrittenTables(TEST_CREDENTIALS["ACCESS_KEY_ID"], LOCAL_REGION)
             self.server = LocalServer(on_request=self._written).start()
         # While the run's store is up: botocore's own request validation on (local
         # engines accept requests DynamoDB rejects: it guards the suite against
