@@ -41,7 +41,7 @@ from .actions import Action
 from .app_tables import CHECKPOINT_ID, CHECKPOINTS
 from .dumpload import approximate_count, in_threads
 from .exceptions import ConditionFailed, OutcomeUnknown, TableNotFound, UniqueViolation
-from .expressions import Condition
+from .expressions import Attr, Condition
 from .handle import Handle, get_handle
 from .models import writes
 from .progress import Progress
@@ -285,6 +285,13 @@ class _Segment:
             params["Segment"], params["TotalSegments"] = self.segment, self.total
         if start is not None:
             params["ExclusiveStartKey"] = start
+        meta = self.model._meta
+        if meta.shared is not None:  # a shared table: this model's items only (all are read)
+            c = meta.compiler()
+            params["FilterExpression"] = (Attr(meta.shared.type_attribute) == meta.entity).compile(
+                c
+            )
+            params.update(c.params())
         for page in handle.paginate("scan", **params):
             units = page.get("ConsumedCapacity", {}).get("CapacityUnits")
             self.budget.spend(units if units is not None else page.get("ScannedCount", 0) / 2)

@@ -500,3 +500,20 @@ def test_a_collection_over_an_index(dynamo_db):
     assert sent(n)["IndexName"] == "gsi1"
     with pytest.raises(QueryError, match="global"):
         by_position.page(position="Pitcher", consistent=True)
+
+
+def test_a_backfill_changes_the_models_items_only(dynamo_db):
+    from dynamo_app import backfill
+
+    StTeam.objects.create(team_id="t1", name="Hawks")
+    StPlayer.objects.create(team_id="t1", player_id="p1", player_name="ann", number=1)
+    StPlayer.objects.create(team_id="t1", player_id="p2", player_name="bo", number=2)
+
+    def shout(player):
+        player.player_name = player.player_name.upper()
+
+    result = backfill.run(StPlayer, shout)
+    assert (result.seen, result.changed) == (2, 2)  # the team's item is not a player
+    assert [p.player_name for p in StPlayer.objects.filter(team_id="t1")] == ["ANN", "BO"]
+    team = stored(dynamo_db, pk="TEAM#t1", sk="#TEAM")
+    assert team["_type"] == {"S": "StTeam"} and "player_name" not in team
