@@ -67,24 +67,30 @@ def _is_write(environ: dict[str, Any]) -> bool:
     return path.startswith("/moto-api/reset")
 
 
-RequestHook = Callable[[dict[str, Any], bytes], None]
+# Shown every request (WSGI environ and body) to every LocalServer of this process,
+# before it is served, and ``None`` when a server replaces the data wholesale (a
+# state file restored): moto keeps its data per process, so every server here
+# serves the same tables. A test run's store learns from it which tables changed.
+RequestHook = Callable[[dict[str, Any] | None, bytes], None]
+request_hooks: list[RequestHook] = []
 
 
 class _OneAtATime:
     """WSGI middleware: serve one request at a time (see the module docstring),
-    show ``on_request`` each request before it is served, and tell ``on_write``
+    show ``request_hooks`` each request before it is served, and tell ``on_write``
     after each request that may have changed data."""
 
-    def __init__(self, app: Any, on_request: RequestHook | None = None) -> None:
+    def __init__(self, app: Any) -> None:
         self.app = app
         self.lock = threading.Lock()
-        self.on_request = on_request
         self.on_write: Callable[[], None] | None = None
 
     def __call__(self, environ: dict[str, Any], start_response: Any) -> Iterable[bytes]:
         with self.lock:
-            if self.on_request is not None:
-                self.on_request(environ, _read_body(environ))
+            if request_hooks:
+                body = _read_body(environ)
+                for hook in request_hooks:
+                    hook(environ, body)
             result = self.app(environ, start_response)
             try:
                 return [b"".join(result)]
@@ -125,8 +131,6 @@ class LocalServer:
     """moto's DynamoDB over HTTP on 127.0.0.1, serialised, in a daemon thread.
 
     ``port=0`` picks a free port; ``url`` tells which one after ``start()``.
-    ``on_request`` is shown every request's WSGI environ and body before it is
-    served (a test run's store learns which tables its tests changed).
     """
 
     def __init__(
@@ -134,12 +138,10 @@ class LocalServer:
         port: int = 0,
         host: str = HOST,
         state_file: str | os.PathLike[str] | None = None,
-        on_request: RequestHook | None = None,
     ) -> None:
         self.host = host
         self.port = port
         self.state_file = Path(state_file) if state_file else None
-        self.on_request = on_request
         self.restored = 0  # tables loaded from the state file at start
         self.warnings: list[str] = []  # what could not be restored from it
         self._state: StateFile | None = None
@@ -164,11 +166,13 @@ class LocalServer:
             def log_request(self, *args: Any, **kwargs: Any) -> None:
                 pass  # one line per request would drown the developer's console
 
-        app = _OneAtATime(DomainDispatcherApplication(create_backend_app), self.on_request)
+        app = _OneAtATime(DomainDispatcherApplication(create_backend_app))
         state = None
         if self.state_file is not None:
             state = StateFile(self.state_file, app.lock)
             self.restored = state.open()  # its one writer, or StateFileError
+            for hook in request_hooks:
+                hook(None, b"")
             self.warnings = state.warnings
             app.on_write = state.changed
         try:

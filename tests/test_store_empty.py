@@ -10,6 +10,7 @@ import pytest
 
 from dynamo_app import models
 from dynamo_app.handle import get_handle
+from dynamo_app.local import LocalServer
 from dynamo_app.tables import registry
 from dynamo_app.test import count_requests
 from dynamo_app.testing import moto_only
@@ -47,6 +48,23 @@ def raw_client(store, region="us-east-1", key="testing"):
         aws_access_key_id=key,
         aws_secret_access_key="testing",
     )
+
+
+def another_server():
+    """A second moto server of this process: it serves the same data (moto's is per process)."""
+    server = LocalServer().start()
+    STARTED.append(server)
+    return server
+
+
+STARTED = []
+
+
+@pytest.fixture(autouse=True)
+def stop_started():
+    yield
+    while STARTED:
+        STARTED.pop().stop()
 
 
 def note_table():
@@ -140,8 +158,9 @@ def test_a_table_declared_or_redeclared_since_is_created_as_now_declared(dynamo_
         lambda s: raw_client(s, region="eu-west-1").list_tables(),
         lambda s: raw_client(s, key="another-key").list_tables(),
         lambda s: s.server.reset(),
+        lambda s: another_server().reset(),
     ],
-    ids=["PartiQL", "another region", "another key", "moto's reset"],
+    ids=["PartiQL", "another region", "another key", "moto's reset", "another server's reset"],
 )
 def test_what_cannot_be_pinned_to_a_table_resets_everything(dynamo_server, unattributable):
     dynamo_server.empty()

@@ -201,7 +201,8 @@ class TestStore:
             self.server = ExternalServer(EXTERNAL_ENDPOINT)
         else:
             self._written = WrittenTables(TEST_CREDENTIALS["ACCESS_KEY_ID"], LOCAL_REGION)
-            self.server = LocalServer(on_request=self._written).start()
+            local.request_hooks.append(self._written)
+            self.server = LocalServer().start()
         # While the run's store is up: botocore's own request validation on (local
         # engines accept requests DynamoDB rejects: it guards the suite against
         # malformed requests built by the app), and ENDPOINT = "embedded" served by
@@ -268,4 +269,7 @@ class TestStore:
             self._switches = None
         if self.server is not None and not isinstance(self.server, ExternalServer):
             self.server.stop()
+        if self._written in local.request_hooks:
+            local.request_hooks.remove(self._written)
+        self._written = None
         self.server = None

@@ -4,11 +4,12 @@ Emptying the store by dropping everything and creating every registered table
 costs a CreateTable per table per test (~30 ms each on moto; a suite declares
 a hundred tables), while a test changes one or two. The run's moto server sees
 every request, whoever sends it (the app's handle, a raw boto3 client, a
-subprocess), so ``WrittenTables`` can say which tables changed and the store
+subprocess; and moto's data is the process's, so every server of the process
+is watched), so ``WrittenTables`` can say which tables changed and the store
 recreates only those. A request it cannot pin to tables of the run's own
-account and region (PartiQL, backups, another region or key, moto's own API,
-a body it cannot read) means "anything may have changed": the next emptying
-is a full reset, as before.
+account and region (PartiQL, backups, another region or key, moto's own API
+such as another server's reset, a restored state file, a body it cannot read)
+means "anything may have changed": the next emptying is a full reset.
 """
 
 from __future__ import annotations
@@ -39,18 +40,19 @@ TAGGING = frozenset({"TagResource", "UntagResource"})
 
 
 class WrittenTables:
-    """A ``LocalServer`` ``on_request`` hook: collects the names of the tables
-    that requests signed with ``access_key`` in ``region`` may have changed."""
+    """A ``local.request_hooks`` hook: collects the names of the tables that
+    requests signed with ``access_key`` in ``region`` may have changed, to any
+    server of this process (they share moto's data)."""
 
     def __init__(self, access_key: str, region: str) -> None:
         self._scope = (f"Credential={access_key}/", f"/{region}/dynamodb/aws4_request")
         self._lock = threading.Lock()
         self._names: set[str] | None = None  # None: anything (the state at start is unknown)
 
-    def __call__(self, environ: dict[str, Any], body: bytes) -> None:
-        if environ.get("REQUEST_METHOD") != "POST":
+    def __call__(self, environ: dict[str, Any] | None, body: bytes) -> None:
+        if environ is not None and environ.get("REQUEST_METHOD") != "POST":
             return
-        names = self._changed(environ, body)
+        names = None if environ is None else self._changed(environ, body)
         with self._lock:
             if names is None or self._names is None:
                 self._names = None
