@@ -21,9 +21,11 @@ MAX_ITEM_BYTES = 400 * 1024
 MAX_PARTITION_KEY_BYTES = 2048  # key values, in UTF-8 bytes
 MAX_SORT_KEY_BYTES = 1024
 MAX_DIGITS = 38
+MAX_NUMBER_SIZE = (MAX_DIGITS + 1) // 2 + 1  # DynamoDB's size of the longest number
 MAX_EXPONENT = 125  # adjusted exponent: 9.99..E+125 is the largest magnitude
 MIN_EXPONENT = -130
 _INT_FAST_LIMIT = 10**MAX_DIGITS
+_INT_FAST_FLOOR = -_INT_FAST_LIMIT  # a constant: ``-_INT_FAST_LIMIT`` builds the number anew
 
 
 class WireError(ValueError):
@@ -33,7 +35,7 @@ class WireError(ValueError):
 def number_text(value: int | Decimal | float) -> str:
     """The exact ``N`` text of a number, or ``WireError`` if DynamoDB cannot hold it."""
     if type(value) is int:
-        if -_INT_FAST_LIMIT < value < _INT_FAST_LIMIT:
+        if _INT_FAST_FLOOR < value < _INT_FAST_LIMIT:
             return str(value)
         return _decimal_text(Decimal(value))
     if isinstance(value, bool):
@@ -136,8 +138,8 @@ def encode_common(value: Any, sized: bool, depth: int = 1) -> tuple[dict[str, An
     """The wire form of a JSON-like value made only of the common kinds (str keys;
     str, int, Decimal, bool, None, dict, list), and with ``sized`` its size: None
     for anything else, for ``encode()`` to take or refuse with its reason. The
-    size is DynamoDB's, except that a number counts by the length of its text
-    (never less than DynamoDB counts it); with ``sized``, a map or list deeper
+    size is DynamoDB's, except that a number counts as the longest one
+    (``MAX_NUMBER_SIZE``: never less than DynamoDB counts it); with ``sized``, a map or list deeper
     than DynamoDB stores is ``NestingTooDeep`` and text with a lone surrogate
     ``UnicodeEncodeError``. One walk, so a write need not walk the value again
     to size it."""
@@ -157,9 +159,9 @@ def encode_common(value: Any, sized: bool, depth: int = 1) -> tuple[dict[str, An
                 entries[key] = {"S": item}
                 if sized:
                     size += len(item) if item.isascii() else len(item.encode())
-            elif kind is int and -_INT_FAST_LIMIT < item < _INT_FAST_LIMIT:
-                entries[key] = {"N": (text := str(item))}
-                size += len(text) // 2 + 2
+            elif kind is int and _INT_FAST_FLOOR < item < _INT_FAST_LIMIT:
+                entries[key] = {"N": str(item)}
+                size += MAX_NUMBER_SIZE
             elif (common := encode_common(item, sized, depth + 1)) is not None:
                 entries[key], item_size = common
                 size += item_size
@@ -171,8 +173,8 @@ def encode_common(value: Any, sized: bool, depth: int = 1) -> tuple[dict[str, An
             return {"S": value}, 0
         return {"S": value}, len(value) if value.isascii() else len(value.encode())
     if kind is int:
-        if -_INT_FAST_LIMIT < value < _INT_FAST_LIMIT:
-            return {"N": (text := str(value))}, len(text) // 2 + 2
+        if _INT_FAST_FLOOR < value < _INT_FAST_LIMIT:
+            return {"N": str(value)}, MAX_NUMBER_SIZE
         return None
     if kind is list:
         if sized and depth > MAX_NESTING:
@@ -185,9 +187,9 @@ def encode_common(value: Any, sized: bool, depth: int = 1) -> tuple[dict[str, An
             elements.append(common[0])
             size += common[1]
         return {"L": elements}, size
-    if kind is Decimal:  # plain notation within 38 characters: within DynamoDB's limits
-        if len(text := str(value)) <= MAX_DIGITS and "E" not in text and text[-1].isdigit():
-            return {"N": text}, len(text) // 2 + 2
+    if kind is Decimal:  # finite, plain notation within 38 characters: within DynamoDB's limits
+        if value.is_finite() and len(text := str(value)) <= MAX_DIGITS and "E" not in text:
+            return {"N": text}, MAX_NUMBER_SIZE
         return None
     if kind is bool:
         return {"BOOL": value}, 1

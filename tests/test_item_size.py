@@ -133,3 +133,25 @@ def test_nesting_deeper_than_dynamodb_stores_is_still_refused():
 def test_values_off_the_fast_path_are_refused_as_before(values):
     with pytest.raises(ValidationError):
         SizeEdgeItem._meta.encode_checked(SizeEdgeItem(ident="k", **values))
+
+
+class VersionedEdgeItem(models.Model):
+    ident = models.StringField(partition_key=True)
+    text = models.StringField()
+    version = models.VersionField()
+
+
+def test_the_version_a_save_writes_counts_toward_the_limit(dynamo_db):
+    from dynamo_app.models.writes import _put_params
+
+    # ident (5) + k (1), text (4) + the text, version (7) + 1: one digit -> 2 bytes
+    fixed = 5 + 1 + 4 + 7 + 2
+    at_limit = VersionedEdgeItem(ident="k", text="x" * (LIMIT - fixed))
+    assert _put_params(at_limit, version=1)["Item"]["version"] == {"N": "1"}
+    assert at_limit.version is None  # the instance keeps its own until the write succeeds
+    over = VersionedEdgeItem(ident="k", text="x" * (LIMIT - fixed + 1))
+    with pytest.raises(ItemTooLarge, match="409601 bytes"):
+        _put_params(over, version=1)
+    with count_requests() as requests, pytest.raises(ItemTooLarge):
+        over.save()
+    assert requests.total == 0

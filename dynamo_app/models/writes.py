@@ -87,13 +87,13 @@ def _put_params(
             "index projection); a whole-item save would erase the others. Use "
             "save(update_fields=[...]), or refresh_from_db() first."
         )
-    if version is None or meta.version is None:
-        item = meta.encode_checked(obj)
-    else:  # the version it will have, not the one it has: sized once it is in
-        item = meta.encode(obj)
-        item[meta.version.db_name] = {"N": str(version)}
-        meta.check_size(item)
-    params: dict[str, Any] = {"TableName": _table(obj), "Item": item}
+    source = obj
+    if version is not None and meta.version is not None:
+        # The item carries the version the instance will have, not the one it has:
+        # encoded (and sized in the same pass) from a copy of its values.
+        source = object.__new__(type(obj))
+        source.__dict__ = {**obj.__dict__, meta.version.name: version}
+    params: dict[str, Any] = {"TableName": _table(obj), "Item": meta.encode_checked(source)}
     _with_condition(params, meta, condition)
     return params
 
