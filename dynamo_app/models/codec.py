@@ -35,6 +35,25 @@ if TYPE_CHECKING:
 
 DECODE_ERRORS = (KeyError, ValueError, TypeError, InvalidOperation)
 
+# "00" to "99": a datetime's fields as text by lookup (see utc_text).
+_TWO_DIGITS = tuple(f"{n:02d}" for n in range(100))
+
+
+def utc_text(value: datetime) -> str:
+    """A datetime in UTC as stored: ``2024-05-01T09:30:00.000000Z``, fixed width
+    (years 0001-9999 in four digits), so string order is time order.
+
+    Each field is looked up in ``_TWO_DIGITS`` rather than formatted: per datetime
+    7.2 thousand instructions against 11.7 thousand for one ``%`` format of the
+    seven fields, and 12.7 thousand for ``isoformat()`` (callgrind, Python 3.11);
+    the datetime was the costliest field of a typical item."""
+    two, year, us = _TWO_DIGITS, value.year, value.microsecond
+    return (
+        f"{two[year // 100]}{two[year % 100]}-{two[value.month]}-{two[value.day]}"
+        f"T{two[value.hour]}:{two[value.minute]}:{two[value.second]}"
+        f".{two[us // 10000]}{two[us // 100 % 100]}{two[us % 100]}Z"
+    )
+
 
 def compile_codec(
     meta: Options, keys: set[str]
@@ -45,8 +64,6 @@ def compile_codec(
     ``keys``: names of the fields that are keys of the table or an index;
     they are checked by DynamoDB's key rules (not empty, ``meta.key_limits``).
     """
-    from .fields import utc_text  # fields.py imports this module
-
     namespace: dict[str, Any] = {
         "Decimal": Decimal,
         "DECODE_ERRORS": DECODE_ERRORS,
