@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
+from functools import cached_property
 from typing import Any, Protocol
 
 from . import wire
@@ -58,8 +59,10 @@ class Action:
             parts.append(f"then: {self.on_success!r}")
         return f"<Action {'; '.join(parts)}>"
 
+    @cached_property
     def target(self) -> tuple[str, tuple[tuple[str, Any], ...]]:
-        """(table, key) of the item this action touches, numbers compared by value."""
+        """(table, key) of the item this action touches, numbers compared by value.
+        Kept: a transaction asks twice (merging lock hand-overs, then its limits)."""
         key = self.params.get("Key") or self.key
         assert key is not None, "a Put action is built with its key"
         return self.params["TableName"], tuple(sorted((k, canonical(v)) for k, v in key.items()))

@@ -89,7 +89,7 @@ class Transaction:
             )
         seen: dict[Any, Action] = {}
         for action in self.actions:
-            target = action.target()
+            target = action.target
             if target in seen:
                 raise TransactionLimitExceeded(
                     f"The transaction touches one item twice ({seen[target].describe}; "

@@ -239,7 +239,7 @@ def one_action_per_lock(actions: list[Action]) -> list[Action]:
     groups: dict[Any, list[Action]] = {}
     for action in actions:
         if action.params["TableName"] == table:
-            groups.setdefault(action.target(), []).append(action)
+            groups.setdefault(action.target, []).append(action)
     merged: dict[int, Action | None] = {}
     for group in groups.values():
         claims = [a for a in group if a.kind == "Put"]

@@ -209,7 +209,7 @@ def _linked(plans: list[Plan]) -> list[list[Plan]]:
     first: dict[Any, int] = {}
     for i, (_, actions) in enumerate(plans):
         for action in actions:
-            j = first.setdefault(action.target(), i)
+            j = first.setdefault(action.target, i)
             parent[root(i)] = root(j)
     groups: dict[int, list[Plan]] = {}
     for i, plan in enumerate(plans):
