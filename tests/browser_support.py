@@ -21,6 +21,7 @@ from django.core.handlers.wsgi import WSGIHandler
 from django.test.testcases import _MediaFilesHandler
 from pytest_django.live_server_helper import LiveServer
 from selenium import webdriver
+from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
@@ -100,8 +101,11 @@ class Browser:
         return self.driver.current_url.removeprefix(self.base_url)
 
     def text(self) -> str:
-        """What the page shows, as Chromium lays it out (hidden elements left out)."""
-        return self.driver.find_element(By.TAG_NAME, "body").text
+        """What the page shows, as Chromium lays it out (hidden elements left out);
+        read again if the document is replaced while it is read (a redirect landing)."""
+        return WebDriverWait(self.driver, WAIT, ignored_exceptions=(WebDriverException,)).until(
+            lambda driver: driver.find_element(By.TAG_NAME, "body").text
+        )
 
     def texts(self, selector: str) -> list[str]:
         """The text of every element the CSS ``selector`` finds, in page order."""
@@ -154,7 +158,9 @@ class Browser:
         """Click ``element`` and wait until the page it leads to has replaced this one."""
         page = self.driver.find_element(By.TAG_NAME, "html")
         element.click()
-        WebDriverWait(self.driver, WAIT).until(expected_conditions.staleness_of(page))
+        wait = WebDriverWait(self.driver, WAIT)
+        wait.until(expected_conditions.staleness_of(page))
+        wait.until(lambda driver: driver.execute_script("return document.readyState") == "complete")
 
 
 def _quoted(text: str) -> str:
