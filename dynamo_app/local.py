@@ -134,10 +134,7 @@ class LocalServer:
     """
 
     def __init__(
-        self,
-        port: int = 0,
-        host: str = HOST,
-        state_file: str | os.PathLike[str] | None = None,
+        self, port: int = 0, host: str = HOST, state_file: str | os.PathLike[str] | None = None
     ) -> None:
         self.host = host
         self.port = port
