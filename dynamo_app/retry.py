@@ -110,9 +110,14 @@ def stored_item(exc: ClientError) -> dict[str, Any] | None:
     return cast("dict[str, Any] | None", exc.response.get("Item"))
 
 
+def cancellation_reasons(exc: ClientError) -> list[dict[str, Any]]:
+    """A cancelled transaction's reasons, one per action (with the item a failed
+    condition found, when asked for)."""
+    return cast("list[dict[str, Any]]", exc.response.get("CancellationReasons") or [])
+
+
 def cancellation_codes(exc: ClientError) -> list[str]:
-    reasons = exc.response.get("CancellationReasons") or []
-    return [str(r.get("Code") or "None") for r in reasons]
+    return [str(r.get("Code") or "None") for r in cancellation_reasons(exc)]
 
 
 def server_error(exc: BaseException) -> bool:
@@ -186,9 +191,10 @@ def our_write_in_place(operation: str, params: Mapping[str, Any], exc: ClientErr
     every action it refused is such a put or delete (an update, a condition check
     or a PartiQL statement cannot tell)."""
     if operation == "transact_write_items":
+        reasons = cancellation_reasons(exc)
         refused = [
             (action, reason)
-            for action, reason in zip(params["TransactItems"], _reasons(exc), strict=False)
+            for action, reason in zip(params["TransactItems"], reasons, strict=False)
             if reason.get("Code") not in ("None", "", None)
         ]
         return bool(refused) and all(
@@ -209,10 +215,6 @@ def _in_place(kind: str, params: Mapping[str, Any], stored: dict[str, Any] | Non
     if kind == "Delete":
         return stored is None
     return stored is not None and same_item(stored, params["Item"])
-
-
-def _reasons(exc: ClientError) -> list[dict[str, Any]]:
-    return cast("list[dict[str, Any]]", exc.response.get("CancellationReasons") or [])
 
 
 def same_item(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:

@@ -33,6 +33,7 @@ from .exceptions import (
     TransactionLimitExceeded,
 )
 from .handle import get_handle
+from .retry import cancellation_reasons
 from .unique import one_action_per_lock
 
 if TYPE_CHECKING:
@@ -152,8 +153,7 @@ class Transaction:
         applied_before = self.idempotency.on_condition_failed if self.idempotency else None
         if applied_before is None or not isinstance(cause, ClientError):
             return exc
-        reasons = cause.response.get("CancellationReasons") or []
-        for action, reason in zip(self.actions, reasons, strict=False):
+        for action, reason in zip(self.actions, cancellation_reasons(cause), strict=False):
             if action is self.idempotency and reason.get("Code") == "ConditionalCheckFailed":
                 stored: dict[str, Any] = dict(reason.get("Item") or {})
                 if stored.get(IDEMPOTENCY_TOKEN) == {"S": self.token}:
