@@ -16,7 +16,7 @@ import copy
 from collections.abc import Collection, Iterator
 from typing import Any, ClassVar, Self, cast
 
-from .. import app_tables, exceptions, serialization, signals, wire
+from .. import app_tables, exceptions, signals, wire
 from ..conf import require_installed
 from ..exceptions import ModelDefinitionError
 from ..expressions import Condition
@@ -179,18 +179,25 @@ class Model(metaclass=ModelBase):
         """Stored attributes the model does not declare (kept, and saved back)."""
         return {name: wire.decode(value) for name, value in self._state.extra.items()}
 
-    # --- the typed JSON form (see dynamo_app.serialization)
+    # --- the typed JSON form (see dynamo_app.serialization). It is imported in the
+    # methods: serialization imports the field classes, which runs this package's
+    # __init__ and so this module, and importing serialization first must not meet
+    # a half-built models package.
 
     def to_dict(self) -> dict[str, Any]:
         """Every field by name, JSON-safe and exact: ``json.dumps(obj.to_dict())``
         reads back with ``Model.from_dict()`` as the same values."""
-        return serialization.to_dict(self)
+        from ..serialization import to_dict
+
+        return to_dict(self)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Self:
         """A new, unsaved instance from ``to_dict()``'s form, checked as a save
         would check it (``ValidationError`` naming the field)."""
-        return serialization.from_dict(cls, data)
+        from ..serialization import from_dict
+
+        return from_dict(cls, data)
 
     # --- validation, as Django's; save() does not call it (see validation.py)
 
