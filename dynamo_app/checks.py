@@ -18,3 +18,33 @@ def check_models(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMes
         for model in registered_models()
         for problem in model_problems(model)
     ]
+
+
+@checks.register("dynamo", checks.Tags.admin)
+def check_admin_classes(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
+    """A DynamoDB model registered with Django's plain ``ModelAdmin`` (the default
+    of ``admin.site.register(Model)``) would pass Django's admin checks, then answer
+    its change list with a 500: refused here, before the first request."""
+    from django.apps import apps
+
+    if not apps.is_installed("django.contrib.admin"):
+        return []
+    from django.contrib.admin.sites import all_sites
+
+    from .admin import DynamoModelAdmin
+    from .models.base import Model
+
+    return [
+        checks.Error(
+            f"{model._meta.label} is a DynamoDB model registered on the admin site "
+            f"{site.name!r} with {type(model_admin).__name__}, a Django ModelAdmin for "
+            "ORM models.",
+            hint="Register it with dynamo_app.admin.DynamoModelAdmin: "
+            "admin.site.register(Model, DynamoModelAdmin), or subclass it.",
+            obj=type(model_admin),
+            id="dynamo.E305",
+        )
+        for site in all_sites
+        for model, model_admin in site._registry.items()
+        if issubclass(model, Model) and not isinstance(model_admin, DynamoModelAdmin)
+    ]

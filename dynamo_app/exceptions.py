@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from django.core.exceptions import ImproperlyConfigured, ObjectDoesNotExist
+from django.core.exceptions import ImproperlyConfigured, ObjectDoesNotExist, SuspiciousOperation
 from django.core.exceptions import ValidationError as DjangoValidationError
 
 if TYPE_CHECKING:
@@ -36,6 +36,7 @@ __all__ = [
     "ModelDefinitionError",
     "NotConfigured",
     "NotInstalled",
+    "NotSupported",
     "OutcomeUnknown",
     "QueryError",
     "ReceiverFailed",
@@ -106,6 +107,13 @@ class ModelDefinitionError(DynamoError, ImproperlyConfigured):
     """A model class, field, index or declared query is declared wrongly."""
 
 
+class NotSupported(DynamoError, AttributeError):
+    """A Django ORM habit that a DynamoDB model has no equivalent for
+    (``objects.all()``, ``django.forms.ModelForm``); the message names the
+    DynamoDB way. An ``AttributeError``, as the missing attribute was before,
+    so ``hasattr()`` and ``getattr(..., default)`` keep answering as they did."""
+
+
 # --- values and queries ------------------------------------------------------
 
 
@@ -161,8 +169,12 @@ class QueryError(DynamoError, ValueError):
     equality, a ``BETWEEN`` whose bounds DynamoDB refuses, a page size it cannot take."""
 
 
-class InvalidCursor(QueryError):
-    """A pagination cursor is malformed, tampered with, or from another query."""
+class InvalidCursor(QueryError, SuspiciousOperation):
+    """A pagination cursor is malformed, tampered with, or from another query.
+
+    A cursor comes from the client (``?cursor=``), so this is bad user input:
+    as a ``SuspiciousOperation`` Django answers it with a 400 in any view that
+    lets it through (logged to ``django.security.InvalidCursor``), never a 500."""
 
 
 # --- reads -------------------------------------------------------------------

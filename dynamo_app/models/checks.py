@@ -18,6 +18,7 @@ from ..unique import Unique
 from . import templates
 from .declared import DeclaredQuery
 from .fields import DateTimeField, Field, VersionField
+from .habits import META_HINTS, field_for, orm_fields
 from .manager import Manager
 from .options import META_OPTIONS, STREAM_VIEW_TYPES, Options, Problem, _Index
 
@@ -35,6 +36,7 @@ def model_problems(model: type[Model]) -> list[Problem]:
     meta = model._meta
     problems = [
         *meta_option_problems(meta),
+        *orm_field_problems(meta),
         *field_problems(meta),
         *key_problems(meta),
         *version_problems(meta),
@@ -73,14 +75,29 @@ def meta_option_problems(meta: Options) -> list[Problem]:
     """An unknown ``Meta`` option is an error, never a silent no-op."""
     if meta.meta is None:
         return []
+    valid = f"Valid options: {', '.join(sorted(META_OPTIONS))}."
     return [
         Problem(
             "dynamo.E101",
             f"{meta.object_name}.Meta has unknown option {name!r}.",
-            f"Valid options: {', '.join(sorted(META_OPTIONS))}.",
+            f"It is a Django ORM option: {META_HINTS[name]}." if name in META_HINTS else valid,
         )
         for name in dir(meta.meta)
         if not name.startswith("_") and name not in META_OPTIONS
+    ]
+
+
+def orm_field_problems(meta: Options) -> list[Problem]:
+    """A ``django.db.models`` field in a DynamoDB model would be a plain class
+    attribute, never stored: refused, naming the field class to use."""
+    return [
+        Problem(
+            "dynamo.E120",
+            f"{meta.object_name}.{name} is a django.db.models.{type(field).__name__}, a field "
+            "of Django's ORM: a DynamoDB model neither stores nor validates it.",
+            f"Declare it with {field_for(field)}.",
+        )
+        for name, field in orm_fields(meta.model)
     ]
 
 

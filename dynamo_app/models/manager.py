@@ -18,6 +18,7 @@ from ..handle import get_handle
 from ..retry import same_item
 from . import batch
 from .aio import in_thread
+from .habits import orm_method
 from .query import QuerySet
 
 if TYPE_CHECKING:
@@ -50,6 +51,16 @@ class Manager(Generic[M]):
 
     def get_queryset(self) -> QuerySet[M]:
         return QuerySet(self.model)
+
+    if not TYPE_CHECKING:  # hidden from type checkers, which would accept any attribute
+
+        def __getattr__(self, name: str) -> Any:
+            """``objects.all()``, ``objects.count()``: refused naming the DynamoDB way."""
+            model = self.__dict__.get("model")
+            error = orm_method(model, "objects", name, query_has=hasattr(QuerySet, name))
+            if error is None:
+                raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+            raise error
 
     # --- single items: one request each
 

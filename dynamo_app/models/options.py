@@ -30,6 +30,7 @@ from .fields import (
     MapField,
     VersionField,
 )
+from .habits import orm_form
 from .templates import KeyTemplate
 
 if TYPE_CHECKING:
@@ -374,6 +375,12 @@ class Options:
     @property
     def concrete_model(self) -> type[Model]:
         return self.model
+
+    @property
+    def private_fields(self) -> list[Any]:
+        """The first attribute ``django.forms.ModelForm`` reads: refused, naming
+        ``dynamo_app.forms.ModelForm``."""
+        raise orm_form(self)
 
     @property
     def app_config(self) -> AppConfig:

@@ -35,6 +35,7 @@ from ..expressions import (
 from ..handle import get_handle
 from . import cursors, templates
 from .aio import in_thread, next_in_thread
+from .habits import orm_method, slicing
 from .keyrules import KeyProblem, Term, filter_problems, key_problems
 from .options import TemplateKeySchema
 
@@ -237,6 +238,19 @@ class QuerySet(Generic[M]):
             "send a request, and iterating it afterwards would send it again (querysets "
             "do not cache). Use .exists() (one request, Limit=1), or .first()."
         )
+
+    def __getitem__(self, key: Any) -> Any:
+        raise slicing(self.model)
+
+    if not TYPE_CHECKING:  # hidden from type checkers, which would accept any attribute
+
+        def __getattr__(self, name: str) -> Any:
+            """``.values()``, ``.exclude()``: Django queryset methods, refused with the
+            methods a DynamoDB query has."""
+            error = orm_method(self.__dict__.get("model"), "query", name)
+            if error is None:
+                raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+            raise error
 
     # --- compiling
 

@@ -1,0 +1,109 @@
+"""What a Django developer types first, and the DynamoDB way to say it.
+
+Each Django ORM habit that a DynamoDB model has no equivalent for is refused
+where it is written (a class definition, an attribute lookup) with a message
+naming what to write instead, rather than a bare ``AttributeError`` later.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from django.db import models as orm
+from django.db.models.query import QuerySet as OrmQuerySet
+
+from ..exceptions import NotSupported
+
+if TYPE_CHECKING:
+    from .base import Model
+    from .options import Options
+
+# Django ``Meta`` options a DynamoDB model does not take, and what does their job.
+META_HINTS = {
+    "ordering": "a query returns items in sort-key order: make the order the sort key, "
+    "and reverse it with order_by('-<sort key>')",
+    "unique_together": "declare Meta.unique = [Unique('a', 'b')], or "
+    "Unique('b', within='a') for a value unique within a partition "
+    "(from dynamo_app.models import Unique)",
+    "constraints": "declare Meta.unique = [Unique(...)] (from dynamo_app.models import Unique); "
+    "DynamoDB checks no other constraint",
+    "index_together": "declare Meta.indexes = [GlobalIndex(...)]",
+    "db_table": "name the table with Meta.table_name",
+}
+
+
+def _partition(model: type[Model]) -> str:
+    return ", ".join(f"{f.name}=..." for f in model._meta.table().partition_fields)
+
+
+def orm_method(
+    model: type[Model] | None, owner: str, name: str, *, query_has: bool = False
+) -> NotSupported | None:
+    """The error for ``objects.<name>`` or ``<query>.<name>`` when ``name`` is a
+    Django queryset method (None for any other name); ``query_has``: this app's
+    queries have the method, so the fix is to start a query."""
+    if name.startswith("_") or not hasattr(OrmQuerySet, name) or model is None:
+        return None
+    label = model.__name__
+    query = f"{label}.objects.filter({_partition(model)})"
+    if name == "all":
+        fix = (
+            f"DynamoDB reads a table one partition at a time: {query} is one Query per "
+            f"page, and {label}.objects.scan() reads every item of the table (and is "
+            "billed for all of them)"
+        )
+    elif name == "count" and owner == "objects":
+        fix = (
+            f"DynamoDB keeps no count of a table: {query}.count() counts one partition, "
+            f"{label}.objects.scan().count() reads the whole table to count it"
+        )
+    elif query_has:
+        fix = f"it is a method of a query: {query}.{name}(...), or {label}.objects.scan().{name}()"
+    else:
+        fix = (
+            "it is a Django ORM queryset method; a DynamoDB query has filter(), where(), "
+            "order_by() on the sort key, limit(), only(), first(), exists(), count() and "
+            "page() (see the README, Queries)"
+        )
+    where = f"{label}.objects" if owner == "objects" else f"A query of {label}"
+    return NotSupported(f"{where} has no {name}(): {fix}.")
+
+
+def slicing(model: type[Model]) -> TypeError:
+    """``qs[20:30]``: DynamoDB has no offsets; pages continue from a cursor."""
+    return TypeError(
+        f"A QuerySet of {model.__name__} cannot be indexed or sliced: DynamoDB has no "
+        "offsets, a page continues from where the last one ended. Use .first() or "
+        ".limit(n) for the first items, and .page(size, cursor) for a page: each page "
+        "returns next_cursor, the cursor of the page after it."
+    )
+
+
+def orm_form(meta: Options) -> NotSupported:
+    """``django.forms.ModelForm`` reads ``_meta.private_fields`` first: the point
+    where a form built for the ORM meets a DynamoDB model."""
+    return NotSupported(
+        f"{meta.object_name} is a DynamoDB model, and django.forms.ModelForm builds "
+        "forms for Django ORM models: subclass dynamo_app.forms.ModelForm instead "
+        "(the same Meta: model, fields, exclude, labels, widgets, error_messages)."
+    )
+
+
+def orm_fields(model: type) -> list[tuple[str, orm.Field[Any, Any]]]:
+    """The ``django.db.models`` fields declared on a DynamoDB model class: never
+    stored, so refused when the class is created."""
+    return [(name, value) for name, value in vars(model).items() if isinstance(value, orm.Field)]
+
+
+def field_for(orm_field: orm.Field[Any, Any]) -> str:
+    """The ``dynamo_app.models`` field class that stores what ``orm_field`` would."""
+    from . import fields
+
+    kind = type(orm_field).__name__
+    if isinstance(orm_field, orm.CharField | orm.TextField):
+        kind = "StringField"
+    elif isinstance(orm_field, orm.IntegerField):
+        kind = "IntegerField"
+    elif not isinstance(getattr(fields, kind, None), type):
+        return "a field of dynamo_app.models (StringField, IntegerField, DateTimeField, ...)"
+    return f"dynamo_app.models.{kind}"
