@@ -48,3 +48,31 @@ def check_admin_classes(app_configs: Any = None, **kwargs: Any) -> list[checks.C
         for model, model_admin in site._registry.items()
         if issubclass(model, Model) and not isinstance(model_admin, DynamoModelAdmin)
     ]
+
+
+@checks.register("dynamo")
+def check_middleware_order(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
+    """``RequestCountMiddleware`` counts what runs inside it: listed after
+    ``SessionMiddleware``, its line would miss the DynamoDB session's read and
+    write, which the debug toolbar's panel counts."""
+    from django.conf import settings
+
+    middleware = list(getattr(settings, "MIDDLEWARE", None) or ())
+    counting = "dynamo_app.middleware.RequestCountMiddleware"
+    sessions = "django.contrib.sessions.middleware.SessionMiddleware"
+    if (
+        counting not in middleware
+        or sessions not in middleware
+        or getattr(settings, "SESSION_ENGINE", "") != "dynamo_app.sessions"
+        or middleware.index(counting) < middleware.index(sessions)
+    ):
+        return []
+    return [
+        checks.Warning(
+            f"{counting} is listed after {sessions}, so its log line misses the session's "
+            "DynamoDB requests (the debug toolbar's panel counts them).",
+            hint="Move it before SessionMiddleware: first in MIDDLEWARE, or right after "
+            "debug_toolbar.middleware.DebugToolbarMiddleware.",
+            id="dynamo.W001",
+        )
+    ]

@@ -1,14 +1,20 @@
 """``RequestCountMiddleware``: what each view cost in DynamoDB requests, for development.
 
-One INFO line per request/response cycle on the ``dynamo_app.requests`` logger,
-``GET /teams/ (roster:teams): 3 DynamoDB requests, 4.2 ms, 1.5 capacity units``;
-the counter is also ``request.dynamo_requests`` for the view and the middleware
-after this one. Counting is per thread and asyncio task (``count_requests()``),
-so concurrent requests, sync or async, never mix their counts.
+One line per request/response cycle on the ``dynamo_app.requests`` logger,
+``GET /teams/ (roster:teams): 3 DynamoDB requests, 4.2 ms, 1.5 capacity units``:
+at INFO when the cycle sent a DynamoDB request, at DEBUG when it sent none (a
+static file, a 404), so an INFO log holds only the pages that cost something.
+The counter is also ``request.dynamo_requests`` for the view and the middleware
+after this one. It counts what runs inside it, so it is listed before
+``SessionMiddleware`` (``manage.py check`` says so, dynamo.W001), as the debug
+toolbar is: the log line and the toolbar panel then count the same requests,
+the session's read and write included. Counting is per thread and asyncio task
+(``count_requests()``), so concurrent requests, sync or async, never mix.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -53,7 +59,8 @@ class RequestCountMiddleware:
 def _report(request: HttpRequest, counter: RequestCounter) -> None:
     match = request.resolver_match
     view = f" ({match.view_name})" if match is not None else ""
-    logger.info(
+    logger.log(
+        logging.INFO if counter.total else logging.DEBUG,
         "%s %s%s: %s",
         request.method,
         request.path,

@@ -106,7 +106,8 @@ SESSION_ENGINE = "dynamo_app.sessions"
 
 if DEBUG:
     # One log line per view: "GET /teams/ (roster:teams): 3 DynamoDB requests, 4.2 ms, ...".
-    MIDDLEWARE.append("dynamo_app.middleware.RequestCountMiddleware")
+    # First, so that it counts the session's requests too (as the toolbar, put before it).
+    MIDDLEWARE.insert(0, "dynamo_app.middleware.RequestCountMiddleware")
 # Not in a test run (manage.py test, pytest), as the toolbar's documentation advises.
 TESTING = sys.argv[1:2] == ["test"] or "PYTEST_VERSION" in os.environ
 if DEBUG and not TESTING and importlib.util.find_spec("debug_toolbar") is not None:

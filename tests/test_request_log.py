@@ -305,7 +305,12 @@ async def async_view(request: HttpRequest, gets: int) -> HttpResponse:
     return HttpResponse(str(request.dynamo_requests.total))  # type: ignore[attr-defined]
 
 
+def nothing_view(request: HttpRequest) -> HttpResponse:
+    return HttpResponse("no DynamoDB here")
+
+
 urlpatterns = [
+    path("nothing/", nothing_view, name="nothing"),
     path("sync/<int:gets>/", sync_view, name="sync"),
     path("async/<int:gets>/", async_view, name="async"),
 ]
@@ -372,6 +377,38 @@ def test_middleware_summary_carries_capacity_when_asked(dynamo_db, request_log):
     with override_settings(DYNAMO=section(RETURN_CONSUMED_CAPACITY="total")):
         Client().get("/sync/2/")
     assert summaries(request_log.records)["/sync/2/"].endswith(" ms, 1 capacity units")
+
+
+@override_settings(**MIDDLEWARE_SETTINGS)
+def test_a_request_that_sent_nothing_is_logged_only_at_debug(dynamo_db, caplog):
+    ObsReading.objects.create(sensor="s1", at=1)
+    BARRIER["sync"] = threading.Barrier(1)
+    with caplog.at_level(logging.INFO, logger="dynamo_app.requests"):
+        Client().get("/nothing/")
+        Client().get("/sync/1/")
+    assert list(summaries(caplog.records)) == ["/sync/1/"]  # at INFO: the page that cost something
+    caplog.clear()
+    with caplog.at_level(logging.DEBUG, logger="dynamo_app.requests"):
+        Client().get("/nothing/")
+    assert summaries(caplog.records) == {"/nothing/": "0 DynamoDB requests, 0.0 ms"}
+
+
+def test_the_middleware_after_the_session_middleware_is_a_warning_naming_the_fix():
+    from django.core import checks
+
+    counting = "dynamo_app.middleware.RequestCountMiddleware"
+    sessions = "django.contrib.sessions.middleware.SessionMiddleware"
+
+    def warnings(middleware: list[str], engine: str = "dynamo_app.sessions") -> list[str]:
+        with override_settings(MIDDLEWARE=middleware, SESSION_ENGINE=engine):
+            found = checks.run_checks(tags=["dynamo"])
+        return [f"{w.msg} {w.hint}" for w in found if w.id == "dynamo.W001"]
+
+    (warning,) = warnings([sessions, counting])
+    assert "misses the session's DynamoDB requests" in warning
+    assert "Move it before SessionMiddleware" in warning
+    assert warnings([counting, sessions]) == []
+    assert warnings([sessions, counting], engine="django.contrib.sessions.backends.db") == []
 
 
 # --- dynamo_app.testing without pytest, and assertNumRequests for django.test.TestCase ---

@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -69,6 +70,12 @@ def test_the_panel_lists_the_pages_requests_in_the_demo(dynamo_db):
     # Parameters shown with names, values masked (the team id is a key value).
     assert "KeyConditionExpression" in panel and "********" in panel
     assert "owls" not in panel and "Nagoya" not in panel
+    # RequestCountMiddleware's line counts the same requests, the session's write included.
+    (line,) = [x for x in done.stderr.splitlines() if x.startswith("GET /teams/owls/ ")]
+    counted = re.search(r": (\d+) DynamoDB requests?, ", line)
+    shown = re.search(r"(\d+) DynamoDB requests?, ", panel)
+    assert counted and shown and counted[1] == shown[1], (line, panel)
+    assert "panel-dynamo_sessions" in panel
 
 
 def test_without_the_toolbar_the_panel_names_the_extra(monkeypatch):
