@@ -203,13 +203,13 @@ def test_the_table_is_the_section_its_defaults_and_its_parsers():
     assert RetrySettings() == parse({}).retry
 
 
-def _readme_default(value):
+def _shown_default(value):
     return f'"{value}"' if isinstance(value, str) else repr(value)
 
 
-def test_the_readme_settings_table_lists_every_key_with_its_default():
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
-    section = readme.split("## Settings: the `DYNAMO` section", 1)[1].split("\n## ", 1)[0]
+def test_the_settings_reference_lists_every_key_with_its_default():
+    page = Path(__file__).resolve().parent.parent / "docs" / "reference" / "settings.md"
+    section = page.read_text().split("\n## ", 1)[0]
     rows = {
         cells[0].strip("` "): cells
         for line in section.splitlines()
@@ -217,6 +217,6 @@ def test_the_readme_settings_table_lists_every_key_with_its_default():
     }
     assert list(rows) == list(DEFAULTS)
     for key, default in DEFAULTS.items():
-        assert rows[key][1] == f"`{_readme_default(default)}`", key
+        assert rows[key][1] == f"`{_shown_default(default)}`", key
     for key, default in RETRY_DEFAULTS.items():
-        assert f"`{key}`" in rows["RETRY"][2] and _readme_default(default) in rows["RETRY"][2]
+        assert f"`{key}`" in rows["RETRY"][2] and _shown_default(default) in rows["RETRY"][2]

@@ -1,14 +1,14 @@
-"""The manuals are executed: every block of README.md and BENCHMARKS.md runs here, as a
-reader would run it, or its source says why it cannot.
+"""The manual is executed: every block of README.md and of each page under docs/ runs
+here, as a reader would run it, or its source says why it cannot.
 
-Each level-2 section (``## ...``) is one test. Its blocks run in order, in a fresh
-project: no model declared (the suite's tables are withdrawn meanwhile and put back), the
-suite's settings pointed at the run's test server, empty tables. So a section declares
-every model it uses (a small "the models used below" block where the models live elsewhere).
+Each page is one test. Its blocks run in order, in a fresh project: no model declared
+(the suite's tables are withdrawn meanwhile and put back), the suite's settings pointed
+at the run's test server, empty tables. So a page declares every model it uses (a small
+"the models used below" block where the models live elsewhere).
 
 * ```python: run by pytest-examples (pydantic's): a block runs as a module holding the
-  names the section's blocks before it left, each ``#>`` comment under a ``print()`` must be
-  what it prints, and a traceback names README lines. Before each Python block the tables
+  names the page's blocks before it left, each ``#>`` comment under a ``print()`` must be
+  what it prints, and a traceback names the page's lines. Before each Python block the tables
   declared so far are created (``dynamo_app.schema.migrate``, as ``AUTO_MIGRATE`` does).
   A block that starts with ``# settings.py`` is applied as settings: its ``DYNAMO`` is
   parsed as written, then pointed at the test server; a list with ``...`` must hold its
@@ -22,11 +22,12 @@ every model it uses (a small "the models used below" block where the models live
 * ```text: a message or an output shown, never run.
 * ```python not-run: WHY / ```bash not-run: WHY: cannot run here (AWS, installs, a server
   in the foreground); the run's summary counts them with their reasons.
+* ```{name}: a directive of the site's generator (MyST's ``{toctree}``), not an example.
 
 Why these tools: markdown-it-py finds the blocks (CommonMark, with line numbers);
 pytest-examples runs and print-checks Python blocks. phmdoctest wants outputs in separate
 blocks and generates test files; pytest's doctest wants ``>>>`` sessions, not code a
-reader copies. Neither runs shell commands: those, and the section scoping, are ours.
+reader copies. Neither runs shell commands: those, and the page scoping, are ours.
 """
 
 from __future__ import annotations
@@ -59,7 +60,11 @@ from dynamo_app.test.counting import count_requests
 from dynamo_app.testing import moto_only, settings_for_tests
 
 ROOT = Path(__file__).resolve().parent.parent
-DOCUMENTS = [ROOT / "README.md", ROOT / "BENCHMARKS.md"]
+DOCS = ROOT / "docs"
+DOCUMENTS = [ROOT / "README.md", *sorted(DOCS.rglob("*.md"))]
+# Its commands run on a moto server of their own (benchmarks/server.py), with tables of
+# their own from the suite's registry.
+BENCHMARKS = DOCS / "explanation" / "benchmarks.md"
 LANGUAGES = ("python", "bash", "text", "yaml", "json", "hcl")  # the last four are shown, never run
 NOT_RUN = "not-run:"
 # The manage.py commands that are local and safe here (dynamo_local only with --help).
@@ -77,7 +82,7 @@ HOW_TO_MARK = (
     "Fix the block, or, if it cannot run in a test (AWS only, an install, a server in the "
     "foreground), mark it in the source: ```{lang} not-run: <why> (no backticks in <why>: "
     "CommonMark ends the info string there). A Python block runs in a "
-    "fresh project: declare the models it uses in an earlier block of its section. "
+    "fresh project: declare the models it uses in an earlier block of its page. "
     "See tests/test_readme.py."
 )
 
@@ -85,30 +90,34 @@ HOW_TO_MARK = (
 @dataclass(frozen=True)
 class Block:
     document: Path
-    section: str
+    title: str  # the page's
     line: int  # of the opening fence, 1-based
     language: str
     not_run: str | None  # the reason, for a block marked not-run
     source: str
 
     @property
+    def name(self) -> str:
+        return str(self.document.relative_to(ROOT))
+
+    @property
     def where(self) -> str:
-        return f"{self.document.name}:{self.line}"
+        return f"{self.name}:{self.line}"
 
 
 def blocks(document: Path) -> list[Block]:
-    section = ""
+    title = ""
     found = []
     tokens = MarkdownIt("commonmark").parse(document.read_text(encoding="utf-8"))
-    for token, following in zip(tokens, tokens[1:], strict=False):
-        if token.type == "heading_open" and token.tag == "h2":
-            section = following.content
-        elif token.type == "fence" and token.map is not None:
+    for number, token in enumerate(tokens):
+        if token.type == "heading_open" and token.tag == "h1":
+            title = tokens[number + 1].content  # the heading's inline text
+        elif token.type == "fence" and token.map is not None and not token.info.startswith("{"):
             language, _, rest = token.info.strip().partition(" ")
             rest = rest.strip()
             reason = rest[len(NOT_RUN) :].strip() if rest.startswith(NOT_RUN) else None
             found.append(
-                Block(document, section, token.map[0] + 1, language, reason, token.content)
+                Block(document, title, token.map[0] + 1, language, reason, token.content)
             )
     return found
 
@@ -127,15 +136,17 @@ def summary() -> str:
     )
 
 
-def sections() -> list[Any]:
+def pages() -> list[Any]:
     grouped: dict[tuple[str, str], list[Block]] = {}
     for block in ALL_BLOCKS:
-        grouped.setdefault((block.document.name, block.section), []).append(block)
-    # BENCHMARKS.md's commands run on a moto server of their own (benchmarks/server.py)
-    # whatever the engine: the engine leg would only repeat them.
+        grouped.setdefault((block.name, block.title), []).append(block)
+    # The benchmarks run on their own moto server whatever the engine: the engine leg
+    # would only repeat them.
     return [
         pytest.param(
-            group, id=f"{name}:{title or 'top'}", marks=moto_only if name == "BENCHMARKS.md" else ()
+            group,
+            id=f"{name}:{title or 'top'}",
+            marks=moto_only if group[0].document == BENCHMARKS else (),
         )
         for (name, title), group in grouped.items()
         if any(b.language in ("python", "bash") and b.not_run is None for b in group)
@@ -158,14 +169,14 @@ def test_every_block_says_what_it_is() -> None:
 def test_the_commands_that_skip_the_startup_check_are_the_ones_listed() -> None:
     from dynamo_app.apps import SCHEMA_EXEMPT_COMMANDS
 
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    text = (DOCS / "howto" / "schema.md").read_text(encoding="utf-8")
     start = text.index("while the schema is wrong or missing, for:")
     listed = text[start:].split(". ", 1)[0]
     assert set(re.findall(r"`(\w+)`", listed)) == SCHEMA_EXEMPT_COMMANDS
 
 
 class Section:
-    """One section's run: its names, its settings, its tables, on the run's server."""
+    """One page's run: its names, its settings, its tables, on the run's server."""
 
     def __init__(self, request: pytest.FixtureRequest, store: Any, stack: contextlib.ExitStack):
         self.request = request
@@ -276,7 +287,7 @@ class Section:
             )
         ):
             pytest.fail(
-                f"{block.document.name}:{line}: `{shlex.join(argv)}` is not a command this "
+                f"{block.name}:{line}: `{shlex.join(argv)}` is not a command this "
                 "test runs. " + HOW_TO_MARK.format(lang="bash"),
                 pytrace=False,
             )
@@ -317,17 +328,17 @@ def check_output_comments(block: Block) -> None:
     for number, text in enumerate(lines, 1):
         if text.lstrip().startswith("#>") and not lines[number - 2].lstrip().startswith("#>"):
             assert number - 1 in prints, (
-                f"{block.document.name}:{block.line + number}: a #> comment shows what the "
+                f"{block.name}:{block.line + number}: a #> comment shows what the "
                 "print() just above it prints; put one there."
             )
         assert "# ->" not in text, (
-            f"{block.document.name}:{block.line + number}: write an output as a #> line "
+            f"{block.name}:{block.line + number}: write an output as a #> line "
             "under a print() of the value, which this test compares."
         )
 
 
 def commands(block: Block) -> Iterator[tuple[int, list[str], list[str]]]:
-    """(README line, argv, expected output lines) for each command of a shell block."""
+    """(page line, argv, expected output lines) for each command of a shell block."""
     current: tuple[int, list[str], list[str]] | None = None
     for number, text in enumerate(block.source.splitlines(), block.line + 1):
         if text.lstrip().startswith("#>"):
@@ -346,14 +357,14 @@ def commands(block: Block) -> Iterator[tuple[int, list[str], list[str]]]:
 def check_output(block: Block, line: int, expected: list[str], output: str, status: int) -> None:
     got = output + (f"exit status {status}\n" if status else "")
     if not expected:
-        assert status == 0, f"{block.document.name}:{line} exited with {status}:\n{got}"
+        assert status == 0, f"{block.name}:{line} exited with {status}:\n{got}"
         return
     want = "\n".join(expected) + "\n"
     checker = doctest.OutputChecker()
     flags = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
     if not checker.check_output(want, got, flags):
         difference = checker.output_difference(doctest.Example("", want), got, flags)
-        pytest.fail(f"{block.document.name}:{line}: {difference}", pytrace=False)
+        pytest.fail(f"{block.name}:{line}: {difference}", pytrace=False)
 
 
 def failure(block: Block, exc: Exception) -> str:
@@ -368,14 +379,14 @@ def failure(block: Block, exc: Exception) -> str:
         elif filename != str(block.document):  # pytest-examples maps the block's own frames
             continue
         text = lines[number - block.line - 1] if 0 < number - block.line <= len(lines) else ""
-        where.append(f"{block.document.name}:{number}: {text.strip()}")
+        where.append(f"{block.name}:{number}: {text.strip()}")
     error = "".join(traceback.format_exception_only(exc)).strip()
     return "\n".join([*(where or [block.where]), error, HOW_TO_MARK.format(lang=block.language)])
 
 
 @contextlib.contextmanager
 def fresh_project() -> Iterator[None]:
-    """No model declared while a section runs; the suite's own are put back after it."""
+    """No model declared while a page runs; the suite's own are put back after it."""
     from dynamo_app.models import registry as concrete
     from dynamo_app.tables import registry
 
@@ -392,27 +403,24 @@ def fresh_project() -> Iterator[None]:
 
 
 @pytest.mark.django_db  # for a TestCase a block defines, and the SQL sessions benchmark
-@pytest.mark.parametrize("section", sections())
-def test_section_runs_as_written(
-    section: list[Block], request: pytest.FixtureRequest, dynamo_server: Any
+@pytest.mark.parametrize("page", pages())
+def test_page_runs_as_written(
+    page: list[Block], request: pytest.FixtureRequest, dynamo_server: Any
 ) -> None:
     request.getfixturevalue("monkeypatch").chdir(request.getfixturevalue("tmp_path"))
-    # BENCHMARKS.md's commands set up tables of their own, from the suite's registry.
-    project = (
-        fresh_project() if section[0].document.name == "README.md" else contextlib.nullcontext()
-    )
+    project = fresh_project() if page[0].document != BENCHMARKS else contextlib.nullcontext()
     with contextlib.ExitStack() as stack, project:
         dynamo_server.empty()
         runner = Section(request, dynamo_server, stack)
-        for block in section:
+        for block in page:
             if block.language not in ("python", "bash") or block.not_run is not None:
                 continue
             try:
                 runner.run(block)
             except pytest.fail.Exception as exc:
-                where = "" if exc.msg.startswith(block.document.name) else f"{block.where}: "
+                where = "" if exc.msg.startswith(block.name) else f"{block.where}: "
                 message = f"{where}{exc.msg}\n{HOW_TO_MARK.format(lang=block.language)}"
                 raise pytest.fail.Exception(message, pytrace=False) from None
             except Exception as exc:
-                # Reported here: pytest cannot render pytest-examples' README frames.
+                # Reported here: pytest cannot render pytest-examples' frames of a page.
                 raise pytest.fail.Exception(failure(block, exc), pytrace=False) from None
