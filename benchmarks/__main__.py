@@ -1,4 +1,6 @@
-"""``python -m benchmarks [--quick] [--only NAME,...] [--repeat N]`` - see BENCHMARKS.md."""
+"""``python -m benchmarks [--quick] [--only NAME,...] [--repeat N]``.
+
+What it measures and how: docs/explanation/benchmarks.md."""
 
 from __future__ import annotations
 

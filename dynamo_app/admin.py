@@ -404,7 +404,7 @@ class DynamoModelAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
                         f"{name}.{option} is set; it works on ORM querysets and fields, which a "
                         "DynamoDB model has not.",
                         hint="Remove it: the change list is a partition in sort-key order with a "
-                        "sort-key prefix search (see the README, 'The admin').",
+                        "sort-key prefix search (see the docs, 'The admin').",
                         obj=type(self),
                         id="dynamo.E301",
                     )

@@ -1,6 +1,6 @@
 """Startup: settings -> handle -> table names -> auto-migrate / verify.
 
-When the schema step runs (the README, "Exactly when the startup check runs"):
+When the schema step runs (docs/howto/schema.md, "Exactly when the startup check runs"):
 it runs in every process that will serve or use the models - WSGI/ASGI
 workers, ``runserver`` (in the serving child, not the autoreloader's watcher),
 ``shell``, custom commands - and is skipped for the management commands that

@@ -1,7 +1,7 @@
 """Model signals: ``pre_save``, ``post_save``, ``pre_delete``, ``post_delete``.
 
 Django's names and arguments, sent by every single-item write and by the
-writes of ``dynamo_app.transaction()`` (see the README, "Signals"):
+writes of ``dynamo_app.transaction()`` (see docs/reference/signals.md):
 
 * ``pre_save(sender, instance, update_fields)`` before the write is built, so
   a receiver may still change the instance;

@@ -5,7 +5,7 @@ Each async method runs its sync twin in one of ``DYNAMO['ASYNC_THREADS']``
 threads of this pool, not in the event loop's default executor: that one is
 sized by CPU count (6 threads on 2 cores), shared with everything else a
 project runs in threads, and so caps how many DynamoDB requests an event loop
-can have in flight. Measured (BENCHMARKS.md, section 8): 200 concurrent
+can have in flight. Measured (docs/explanation/benchmarks.md, section 8): 200 concurrent
 ``aget`` run on exactly this many threads, each keeping one of the client's
 ``MAX_IDLE_CONNS`` connections, so keep that at least as large.
 """

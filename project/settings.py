@@ -2,8 +2,8 @@
 
 Every DYNAMO key can come from the environment (or an optional ``.env`` file
 next to manage.py) as ``DYNAMO_<KEY>``. The defaults are for development: DEBUG,
-the embedded local DynamoDB and auto-migration. For production, see the README,
-"Production configuration".
+the embedded local DynamoDB and auto-migration. For production, see
+docs/howto/production.md.
 """
 
 import importlib.util

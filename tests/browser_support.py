@@ -8,7 +8,7 @@ driver's path, so its Selenium Manager never runs. Without the packages the
 tests fail, naming them: a browser leg that skipped itself would prove nothing.
 
 ``BROWSER_SCREENSHOTS=docs`` makes ``Browser.screenshot()`` write PNGs there
-(the README's pictures); without it nothing is written.
+(the docs' pictures); without it nothing is written.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A tiny Django project in a temporary folder, set up as the README says
+"""A tiny Django project in a temporary folder, set up as the docs say
 (``ENDPOINT = "embedded"``), for tests that run its ``manage.py`` in real processes."""
 
 from __future__ import annotations

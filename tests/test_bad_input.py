@@ -1,6 +1,6 @@
 """Bad input: each gets a clear, specific error, and nothing is written.
 
-Covered elsewhere (and cited in the README, "Guarantees"): bad prefixes, explicit
+Covered elsewhere (and cited in docs/explanation/guarantees.md): bad prefixes, explicit
 names and resolver results (test_conf.py, test_handle.py), session keys
 (test_sessions.py::test_invalid_keys_never_reach_dynamodb), tampered and
 foreign cursors (test_models_queries.py), invalid values (test_properties.py).

@@ -4,7 +4,7 @@ as the demo keeps them), opens the index, a team's players paged with the cursor
 adds a player, saves a change form that went stale in another tab (refused, showing the
 stored values) and deletes; a staff user without permissions sees none of the models.
 
-``BROWSER_SCREENSHOTS=docs`` also writes the README's pictures of the change list, a
+``BROWSER_SCREENSHOTS=docs`` also writes the docs' pictures of the change list, a
 change form and a stale save (tests/browser_support.py).
 """
 

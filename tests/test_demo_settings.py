@@ -1,5 +1,5 @@
 """The demo project's settings as environment variables shape them (development
-defaults, the README's "Production configuration")."""
+defaults, docs/howto/production.md)."""
 
 from __future__ import annotations
 

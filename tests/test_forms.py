@@ -25,7 +25,7 @@ class Stars(IntegerChoices):
 
 
 class Everything(models.Model):
-    """One field of every type in the README's table."""
+    """One field of every type in the models reference's table."""
 
     ident_key = models.StringField(partition_key=True)
     text = models.StringField(max_length=20, help_text="Some text.")

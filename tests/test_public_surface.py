@@ -1,4 +1,4 @@
-"""The public surface: each module the README presents as API says what it exports."""
+"""The public surface: each module the docs present as API says what it exports."""
 
 from __future__ import annotations
 
@@ -55,7 +55,7 @@ def test_every_error_class_is_exported():
     assert classes == set(exceptions.__all__)
 
 
-def test_readme_api_names_are_exported():
+def test_documented_api_names_are_exported():
     from dynamo_app import conf, handle, sessions
 
     assert {"Handle", "get_handle", "using"} <= set(handle.__all__)

@@ -394,7 +394,7 @@ def test_fresh_project_pytest_against_aws_settings(fresh, live_store):
 
 
 def test_fresh_project_pytest_with_the_embedded_state_file(fresh, state_file):
-    """The README's development settings: embedded server, state file with data."""
+    """The documented development settings: embedded server, state file with data."""
     before = file_state(state_file)
     environ = {
         "FRESH_ENDPOINT": "embedded",

@@ -1,6 +1,6 @@
 """``from dynamo_app import models``: declare DynamoDB tables as Django-style models.
 
-See the README, "Models".
+See docs/reference/models.md.
 """
 
 from ..exceptions import (

@@ -121,7 +121,7 @@ def _bind_managers(cls: type[Model], attrs: dict[str, Any]) -> None:
 
 
 class Model(metaclass=ModelBase):
-    """Base class of every DynamoDB model. See the README, "Models"."""
+    """Base class of every DynamoDB model. See docs/reference/models.md."""
 
     _meta: ClassVar[Options]
     objects: ClassVar[Manager[Any]]

@@ -138,7 +138,7 @@ class TableOptions:
 
 
 class Table:
-    """A physical table several models share. See the README, "Single-table design"::
+    """A physical table several models share. See docs/howto/single-table.md::
 
         class Roster(models.Table):
             class Meta:

@@ -1,4 +1,4 @@
-"""Test runs that never touch the configured store (see the README, "Testing your project").
+"""Test runs that never touch the configured store (see docs/howto/testing.md).
 
 ``store``: the run's throwaway DynamoDB, shared by both runners. ``runner``:
 ``DynamoTestRunner`` for ``manage.py test``. ``counting``: ``count_requests()``,

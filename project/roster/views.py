@@ -111,7 +111,7 @@ def team_detail(request: HttpRequest, team_id: str) -> HttpResponse:
     Before, with a table per entity, it cost four: GetItem (the team), UpdateItem ADD,
     Query (10 players by number, on a local index; a cursor per further page) and Query
     (the 5 latest events): three reads, each a round trip and at least 0.5 read units of
-    its own. BENCHMARKS.md, section 9, measures both layouts."""
+    its own. docs/explanation/benchmarks.md, section 9, measures both layouts."""
     page = TEAM_PAGE.page(team_id=team_id, size=1 + MAX_PLAYERS + EVENTS_ON_TEAM_PAGE, reverse=True)
     teams = page.of(Team)
     if not teams:
