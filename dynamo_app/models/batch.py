@@ -162,7 +162,8 @@ def bulk_get(model: type[M], keys: Iterable[Any], *, consistent: bool = False) -
             "batch_get_item", request, incomplete, cacheable=True
         ):
             for item in response.get("Responses", {}).get(table, []):
-                found[meta.key_id(item)] = item
+                if meta.held_under_own_key(item):
+                    found[meta.key_id(item)] = item
     decoded = {key_id: meta.decode(item) for key_id, item in found.items()}
     return [decoded.get(key_id) for key_id in ids]  # type: ignore[misc]
 

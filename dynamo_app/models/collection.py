@@ -19,8 +19,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from .. import wire
 from ..exceptions import ModelDefinitionError, QueryError
-from ..expressions import Attr, Compiler
+from ..expressions import Attr, Compiler, all_of
 from ..handle import get_handle
 from . import cursors
 from .aio import in_thread
@@ -135,6 +136,15 @@ class Collection:
             "KeyConditionExpression": condition.compile(c),
             "ScanIndexForward": not reverse,
         }
+        # As a query's (templates.key_condition): a key rendered before values were
+        # escaped may match this partition's text, never its fields.
+        fields = self.partition_fields
+        delimited = all_of(
+            Attr(fields[n].db_name) == wire.decode(fields[n].encode_element(partition[n]))
+            for n in self.partition.delimited_names
+        )
+        if delimited is not None:
+            params["FilterExpression"] = delimited.compile(c)
         if self.index is not None:
             params["IndexName"] = self.index
         if consistent:

@@ -92,7 +92,8 @@ class Manager(Generic[M]):
             Key=meta.key_of(key),
             ConsistentRead=consistent,
         )
-        return response.get("Item")
+        item = response.get("Item")
+        return item if item is None or meta.held_under_own_key(item) else None
 
     def create(self, /, **values: Any) -> M:
         """Insert a new item, conditioned on its key being free (``AlreadyExists``).

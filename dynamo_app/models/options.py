@@ -18,7 +18,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django.utils.text import camel_case_to_spaces
 
 from .. import wire
-from ..exceptions import ItemTooLarge, QueryError, ValidationError
+from ..exceptions import DynamoError, ItemTooLarge, QueryError, ValidationError
 from ..expressions import Compiler, Path, parse_path
 from ..tables import IndexDefinition, KeyAttribute, TableDefinition, snake_case
 from ..unique import Unique
@@ -481,6 +481,13 @@ class Options:
             self.key_fields = tuple(
                 self.fields_by_name[n] for n in dict.fromkeys(names) if n in self.fields_by_name
             )
+        # Whether an item found by its key may belong to other field values (see
+        # held_under_own_key): a table key template with a delimited field.
+        self.delimited_key = any(
+            self.templates[a].delimited_names
+            for a in (self.key_attributes if self.shared is not None else ())
+            if a in self.templates
+        )
         keys = {f.name for f in self.fields if f.is_key} | index_keys
         self.encode, self.encode_checked, self.decode = compile_codec(self, keys)
 
@@ -635,6 +642,20 @@ class Options:
         for attribute in self.key_attributes if self.shared is not None else ():
             key[attribute] = {"S": self.render(self.templates[attribute], values)}
         return key
+
+    def held_under_own_key(self, item: dict[str, dict[str, Any]]) -> bool:
+        """Whether ``item``'s stored key is the one its fields render. Not so for an item
+        whose key was rendered before field values were escaped (``day="mon#am"``): a
+        read by another value's key (``day="mon", slot="am#..."``) finds it, and must
+        not take it for that value's item."""
+        if not self.delimited_key:
+            return True
+        try:
+            values = {f.name: f.decode_slow(item[f.db_name]) for f in self.key_fields}
+            key = self.key_of(values)
+        except (KeyError, DynamoError):  # a key field missing or unreadable
+            return False
+        return all(item.get(attribute) == value for attribute, value in key.items())
 
     def key_from_any(self, key: Any) -> dict[str, dict[str, Any]]:
         """A key given as a dict, a (partition, sort) tuple, a partition value or an instance."""

@@ -1,4 +1,4 @@
-"""Key templates: how a model in a shared table builds its stored key attributes.
+r"""Key templates: how a model in a shared table builds its stored key attributes.
 
 ``"PLAYER#{uniform_number:03d}"`` is literal text and fields, written with
 Python's format syntax. A template renders to a string (every key attribute
@@ -6,6 +6,15 @@ of a shared table is of type S), and string order is byte order: so a number
 in a sort key needs a zero-padded width (``03d``) to sort as numbers do, and
 a value that would not fit that width is refused when it is written, never
 stored out of order.
+
+A key reads back: no two different sets of field values render the same text.
+Every field but the template's last is followed by literal text (or is a
+padded number, of fixed width), and in its value the escape character ``\``
+and each character that starts such a literal (``#`` in ``"{day}#{slot}"``)
+are written after a ``\``: ``day="mon#am"`` is ``mon\#am``, so it never
+meets ``day="mon", slot="am#..."``. The last field is written as it is (it runs
+to the end, so it needs no escaping, and a range on it sorts as its values
+do); a value without those characters is written as it always was.
 
 A query names fields, never the stored attributes: ``filter(team_id=...)``
 becomes the rendered partition key, and sort-key lookups become conditions on
@@ -15,13 +24,14 @@ another entity's items in the same partition are never read.
 
 from __future__ import annotations
 
+import itertools
 import re
 import string
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..exceptions import ValidationError
+from ..exceptions import StoredValueError, ValidationError
 from ..expressions import LOOKUPS, Attr, Condition, all_of
 from .fields import IntegerField
 
@@ -33,6 +43,7 @@ if TYPE_CHECKING:
 # prefix + this (DynamoDB compares strings by their UTF-8 bytes, as Python does by code point).
 TOP = "\U0010ffff"
 _PADDED = re.compile(r"^0(\d+)d$")
+ESCAPE = "\\"
 
 
 @dataclass(frozen=True)
@@ -72,6 +83,10 @@ class KeyTemplate:
                 return
             slots.append(Slot(name, spec or "", ""))
         self.slots = tuple(slots)
+        # What a field's value may not hold as it is (see the module docstring).
+        self.escaped = frozenset(
+            [ESCAPE, *(slot.after[0] for slot in self.slots[:-1] if slot.after)]
+        )
 
     def __repr__(self) -> str:
         return f"KeyTemplate({self.attribute!r}, {self.text!r})"
@@ -92,10 +107,19 @@ class KeyTemplate:
         """The prefix shared by every key whose first ``n`` fields have ``values``:
         the literal text, those fields, and the literal after the last of them."""
         out = [self.prefix]
-        for slot in self.slots[:n]:
-            out.append(render_value(fields[slot.name], values[slot.name], slot.spec, model))
+        last = len(self.slots) - 1
+        for i, slot in enumerate(self.slots[:n]):
+            text = render_value(fields[slot.name], values[slot.name], slot.spec, model)
+            out.append(text if i == last else escape(text, self.escaped))
             out.append(slot.after)
         return "".join(out)
+
+    @property
+    def delimited_names(self) -> tuple[str, ...]:
+        """The fields whose text ends where the literal after them starts: all but the
+        last, save padded numbers (of fixed width). An item stored before values were
+        escaped may hold ``#`` in one of them, and so match another value's key."""
+        return tuple(s.name for s in self.slots[:-1] if not _PADDED.match(s.spec))
 
     def can_share_keys_with(self, other: KeyTemplate) -> bool:
         """Whether the two templates could render the same text: only when one's
@@ -104,13 +128,21 @@ class KeyTemplate:
         return a.startswith(b) or b.startswith(a)
 
 
+def escape(text: str, chars: frozenset[str]) -> str:
+    """``text`` with each of ``chars`` written after the escape character."""
+    if not any(c in text for c in chars):
+        return text
+    return "".join(ESCAPE + c if c in chars else c for c in text)
+
+
 def render_value(field: Field, value: Any, spec: str, model: str) -> str:
     """One field's text in a key: its stored text, or ``format(value, spec)``; a
-    padded number must fit its width and not be negative (else sort order breaks)."""
+    padded number must fit its width and not be negative (else sort order breaks),
+    and a formatted value must read back as itself (else two values share a key)."""
     if value is None:
         raise field.invalid(value, f"{field.description} (it is part of a key)")
     encoded = field.encode(value)
-    ((_, text),) = encoded.items()  # type: ignore[union-attr]
+    ((kind, text),) = encoded.items()  # type: ignore[union-attr]
     if not spec:
         return str(text)
     try:
@@ -118,7 +150,9 @@ def render_value(field: Field, value: Any, spec: str, model: str) -> str:
     except (ValueError, TypeError) as exc:
         raise field.invalid(value, f"a value the key format {spec!r} takes ({exc})") from None
     padded = _PADDED.match(spec)
-    if padded and (len(formatted) != int(padded.group(1)) or formatted.startswith("-")):
+    if padded and len(formatted) == int(padded.group(1)) and not formatted.startswith("-"):
+        return formatted  # digits of a fixed width: they read back
+    if padded:
         raise ValidationError(
             f"{model}.{field.name}={value!r} does not fit the key format {spec!r} (a number "
             f"from 0 to {'9' * int(padded.group(1))}): stored, it would sort out of order. "
@@ -126,7 +160,19 @@ def render_value(field: Field, value: Any, spec: str, model: str) -> str:
             model=model,
             field=field.name,
         )
+    if not _reads_back(field, kind, formatted, text):
+        raise field.invalid(
+            value, f"a value the key format {spec!r} writes whole ({formatted!r} loses part of it)"
+        )
     return formatted
+
+
+def _reads_back(field: Field, kind: str, formatted: str, stored: Any) -> bool:
+    """Whether ``formatted`` decodes to the value stored as ``stored`` (both of ``kind``)."""
+    try:
+        return bool(field.decode_slow({kind: formatted}) == field.decode_slow({kind: stored}))
+    except StoredValueError:  # text the field cannot read at all
+        return False
 
 
 def key_problems(
@@ -139,6 +185,20 @@ def key_problems(
         return
     if not template.slots and not template.prefix:
         yield "dynamo.E116", f"{where} is empty; DynamoDB refuses an empty key."
+    for slot, following in itertools.pairwise(template.slots):
+        if slot.after.startswith(ESCAPE):
+            yield (
+                "dynamo.E116",
+                f"{where}: the text after {{{slot.name}}} starts with {ESCAPE!r}, the escape "
+                "character of key values; start it with another character (e.g. '#').",
+            )
+        elif not slot.after and not _PADDED.match(slot.spec):
+            yield (
+                "dynamo.E116",
+                f"{where}: {{{slot.name}}} is followed by {{{following.name}}} directly, so "
+                "two different values could render the same key; put literal text between "
+                f"them (e.g. '{{{slot.name}}}#{{{following.name}}}').",
+            )
     for slot in template.slots:
         field = fields.get(slot.name)
         if field is None:
@@ -197,7 +257,9 @@ def key_condition(
     The sort-key condition never leaves the model's prefix, so the Query reads
     this model's items only. ``gt``/``lt`` become the inclusive range that
     DynamoDB's one sort-key condition allows, and the filter (on the field's own
-    attribute, which every item also stores) drops the bound itself.
+    attribute, which every item also stores) drops the bound itself. An exact value
+    of a delimited field is filtered on too: an item whose key was rendered before
+    values were escaped may match the key text, never the field.
     """
     fields, name = meta.fields_by_name, meta.object_name
     values = {path: value for path, lookup, value in key if lookup == "exact"}
@@ -232,4 +294,13 @@ def key_condition(
                 conditions.append(at.between(prefix, full(value)))
             if lookup in ("gt", "lt"):
                 after = LOOKUPS[lookup](Attr(path), value)
-    return all_of(conditions), after  # type: ignore[return-value]
+    delimited = [
+        Attr(n) == values[n]
+        for t in (partition, sort)
+        if t is not None
+        for n in t.delimited_names
+        if n in values
+    ]
+    if after is not None:
+        delimited.append(after)
+    return all_of(conditions), all_of(delimited)  # type: ignore[return-value]
