@@ -108,9 +108,7 @@ def test_an_item_stored_under_another_values_key_is_never_taken_for_it(dynamo_db
         slot="x",
         worker="",
     )
-    _put_raw(
-        dynamo_db, pk="MATCH#a#b#c", sk="ROUND#01", _type="KrMatch", league="a#b", season="c"
-    )
+    _put_raw(dynamo_db, pk="MATCH#a#b#c", sk="ROUND#01", _type="KrMatch", league="a#b", season="c")
     with pytest.raises(KrShift.DoesNotExist):
         KrShift.objects.get(team_id="t1", day="mon", slot="am#x")
     assert KrShift.objects.bulk_get([("t1", "mon", "am#x")]) == [None]
