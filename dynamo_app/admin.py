@@ -51,7 +51,15 @@ from django.utils.http import urlencode
 from django.utils.text import capfirst, get_text_list
 
 from . import forms
-from .exceptions import DoesNotExist, InvalidCursor, QueryError, ServiceError, StaleObjectError
+from .exceptions import (
+    DoesNotExist,
+    DynamoError,
+    InvalidCursor,
+    QueryError,
+    ServiceError,
+    StaleObjectError,
+    ValidationError,
+)
 from .models import fields as model_fields
 from .models.base import Model
 from .models.keyrules import Term, key_problems
@@ -106,7 +114,12 @@ def parse_object_id(model: type[Model], text: str) -> dict[str, Any]:
     parts = [text] if len(fields) == 1 else [unquote(p) for p in text.split(",")]
     if len(parts) != len(fields):
         raise ValueError(text)
-    return {f.name: _key_value(f, part) for f, part in zip(fields, parts, strict=True)}
+    key = {f.name: _key_value(f, part) for f, part in zip(fields, parts, strict=True)}
+    try:
+        model._meta.key_of(key)  # DynamoDB's key rules: digits, sizes, a template's limits
+    except DynamoError as exc:
+        raise ValueError(text) from exc
+    return key
 
 
 def _search_field(meta: Options, schema: KeySchema) -> model_fields.Field | None:
@@ -535,7 +548,7 @@ class DynamoModelAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
                 messages.WARNING,
             )
             return HttpResponseRedirect(cl.url())
-        except QueryError as exc:
+        except (QueryError, ValidationError) as exc:  # a crafted partition value
             cl.errors.append(str(exc))
         except ServiceError as exc:
             return self._unavailable(request, exc)

@@ -338,10 +338,12 @@ class BaseModelForm(forms.BaseForm, Generic[M]):
             renderer=renderer,
         )
         self.refusal: Exception | None = None
-        if self.editing:
-            for field in self.instance._meta.key_fields:
-                if field.name in self.fields:
-                    self.fields[field.name].disabled = True  # a new key is a new item
+        for field in self.instance._meta.key_fields:
+            form_field = self.fields.get(field.name)
+            if isinstance(form_field, forms.CharField):
+                form_field.strip = False  # " x " names another item than "x"
+            if form_field is not None and self.editing:
+                form_field.disabled = True  # a new key is a new item
 
     def _model_field_names(self) -> list[str]:
         names = self.instance._meta.fields_by_name

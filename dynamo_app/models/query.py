@@ -18,6 +18,7 @@ and returns a cursor for the next one.
 from __future__ import annotations
 
 import copy
+import logging
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
@@ -44,6 +45,7 @@ if TYPE_CHECKING:
     from .options import KeySchema
 
 M = TypeVar("M", bound="Model")
+logger = logging.getLogger("dynamo_app")
 
 MAX_LIMIT = 2**31 - 1  # a request's Limit is a 32-bit Integer in DynamoDB's API
 MAX_SEGMENTS = 1_000_000  # a parallel scan's TotalSegments
@@ -367,13 +369,37 @@ class QuerySet(Generic[M]):
                 return
             params["ExclusiveStartKey"] = last
 
+    def _own(self, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """A page's items that are this model's. In a shared table another entity's
+        item (written by other code) may sit in an index's key range, and decoded as
+        this model it would be wrong or unreadable: it is skipped, with a WARNING."""
+        meta = self.model._meta
+        if meta.shared is None:
+            return items
+        kind, own = meta.shared.type_attribute, {"S": meta.entity}
+        kept = [item for item in items if item.get(kind, own) == own]  # not projected: kept
+        if len(kept) < len(items):
+            others = sorted(
+                {str(i[kind].get("S", i[kind])) for i in items if i.get(kind, own) != own}
+            )
+            logger.warning(
+                "%s query of table %r%s read %d item(s) of other entity types (%s), written by "
+                "other code in its key range: skipped.",
+                meta.object_name,
+                meta.table_name,
+                f" (index {self._index!r})" if self._index else "",
+                len(items) - len(kept),
+                ", ".join(others),
+            )
+        return kept
+
     def __iter__(self) -> Iterator[M]:
         decode = self.model._meta.decode
         partial = self._partial
         for response in self._pages():
             # pop: no reference to this page's items is left while the next page
             # is fetched, so iteration holds one page at a time, not two.
-            for item in response.pop("Items"):
+            for item in self._own(response.pop("Items")):
                 yield decode(item, partial=partial)  # type: ignore[misc]
 
     async def __aiter__(self) -> AsyncIterator[M]:
@@ -382,7 +408,7 @@ class QuerySet(Generic[M]):
         partial = self._partial
         pages = self._pages()
         while (response := await next_in_thread(pages)) is not None:
-            for item in response.pop("Items"):
+            for item in self._own(response.pop("Items")):
                 yield decode(item, partial=partial)  # type: ignore[misc]
 
     def count(self) -> int:
@@ -412,7 +438,7 @@ class QuerySet(Generic[M]):
         partial = self._partial
         last = response.get("LastEvaluatedKey")
         return Page(
-            items=[decode(item, partial=partial) for item in response["Items"]],  # type: ignore[misc]
+            items=[decode(item, partial=partial) for item in self._own(response["Items"])],  # type: ignore[misc]
             count=response["Count"],
             scanned_count=response.get("ScannedCount", response["Count"]),
             next_cursor=cursors.encode(last, query) if last else None,

@@ -264,7 +264,7 @@ def key_condition(
     fields, name = meta.fields_by_name, meta.object_name
     values = {path: value for path, lookup, value in key if lookup == "exact"}
     partition = schema.partition_template
-    conditions = [Attr(partition.attribute) == partition.render(values, fields, name)]
+    conditions = [Attr(partition.attribute) == meta.render(partition, values)]  # size-checked
     sort, after = schema.sort_template, None
     if sort is not None:
         exact = 0
