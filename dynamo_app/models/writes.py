@@ -286,54 +286,91 @@ def _lock_changes(obj: Model, old: dict[str, Any], new: dict[str, Any]) -> list[
 @dataclass(frozen=True, repr=False)
 class EntityFailure:
     """Which error a failed condition on the entity means, decided from the item
-    as stored (``ALL_OLD``): gone, a newer version, changed unique values
-    (``expected``: the values it was read with), or the caller's own condition."""
+    as stored (``ALL_OLD``) and from the conditions the write carried: the item
+    must exist (an update without upsert), the version the instance holds
+    (``versioned``), the unique values it was read with (``expected``), and the
+    caller's own. An error is named only when it is true: ``StaleObjectError``
+    needs an instance that was read (``read``), ``DoesNotExist`` a condition of
+    ours that a missing item fails; otherwise the caller's condition failed
+    (``ConditionFailed``, with the stored item)."""
 
     obj: Model
     verb: str  # "save", "update", "delete" or "check"
     expected: dict[str, Any] | None
+    versioned: bool = False
+    must_exist: bool = False
+    read: bool = False
 
     def __repr__(self) -> str:
         expecting = f" expecting {self.expected}" if self.expected else ""
         return f"EntityFailure({self.verb} {self.obj!r}{expecting})"
 
     def __call__(self, raw_item: dict[str, Any] | None, attempts: int) -> Exception:
-        obj, verb, expected = self.obj, self.verb, self.expected
+        obj, verb = self.obj, self.verb
         meta = obj._meta
         old = meta.decode(raw_item) if raw_item else None
         name = f"{meta.object_name} {obj.key}"
         stored: dict[str, Any] = {"item": old, "raw_item": raw_item, "attempts": attempts}
         if verb == "check":
             return ConditionFailed(f"The condition on {name} did not hold.", **stored)
+        version = meta.version.name if self.versioned and meta.version is not None else ""
+        held = obj.__dict__[version] if version else None
         if old is None:
-            if verb == "update":
-                return obj.DoesNotExist(
-                    f"{name} does not exist (nothing was updated). Pass upsert=True to create it.",
-                    attempts=attempts,
+            return self._missing(name, held, attempts)
+        if version and old.__dict__[version] != held:
+            if held is None and not self.read:
+                return AlreadyExists(
+                    f"{name} already exists (version {old.__dict__[version]}); nothing was "
+                    "written. Use save() on an instance read with objects.get() to change it.",
+                    **stored,
                 )
             return StaleObjectError(
-                f"{name} was deleted since it was read; nothing was written.", **stored
-            )
-        version = meta.version
-        if version is not None and old.__dict__[version.name] != obj.__dict__[version.name]:
-            return StaleObjectError(
-                f"{name} was changed since it was read (version "
-                f"{obj.__dict__[version.name]} read, {old.__dict__[version.name]} stored); "
+                f"{name} was changed since it was {'read' if self.read else 'given'} (version "
+                f"{held} {'read' if self.read else 'given'}, {old.__dict__[version]} stored); "
                 "nothing was written. Reload it and apply the change again.",
                 **stored,
             )
-        if expected and any(old.__dict__[n] != v for n, v in expected.items()):
-            return StaleObjectError(
-                f"{name}: its unique values changed since it was read; nothing was written. "
-                "Reload it and apply the change again.",
+        expected = self.expected or {}
+        if any(old.__dict__[n] != v for n, v in expected.items()):
+            if self.read:
+                return StaleObjectError(
+                    f"{name}: its unique values changed since it was read; nothing was "
+                    "written. Reload it and apply the change again.",
+                    **stored,
+                )
+            return ConditionFailed(
+                f"{name} holds other unique values than this instance, which was never read; "
+                "nothing was written. Read it with objects.get() first.",
                 **stored,
             )
         return ConditionFailed(f"The condition of {verb} {name} did not hold.", **stored)
 
+    def _missing(self, name: str, held: Any, attempts: int) -> Exception:
+        """The item is not there: which of the write's conditions that fails."""
+        if self.must_exist:
+            return self.obj.DoesNotExist(
+                f"{name} does not exist (nothing was updated). Pass upsert=True to create it.",
+                attempts=attempts,
+            )
+        ours = held is not None or any(v is not None for v in (self.expected or {}).values())
+        if not ours:  # only the caller's condition can fail on a missing item
+            return ConditionFailed(
+                f"The condition of {self.verb} {name} did not hold: there is no such item.",
+                attempts=attempts,
+            )
+        if self.read:
+            return StaleObjectError(
+                f"{name} was deleted since it was read; nothing was written.", attempts=attempts
+            )
+        return self.obj.DoesNotExist(
+            f"{name} does not exist; nothing was written.", attempts=attempts
+        )
+
 
 @dataclass(frozen=True, repr=False)
 class KeyTaken:
-    """An insert's failure: an item with the key exists (``AlreadyExists``)."""
+    """An insert's failure: an item with the key exists (``AlreadyExists``), or,
+    when none does, the caller's own condition did not hold (``ConditionFailed``)."""
 
     obj: Model
 
@@ -342,10 +379,16 @@ class KeyTaken:
 
     def __call__(self, raw_item: dict[str, Any] | None, attempts: int) -> Exception:
         meta = self.obj._meta
+        if raw_item is None:  # no item: the key was free, so the caller's condition failed
+            return ConditionFailed(
+                f"The condition of create {meta.object_name} {self.obj.key} did not hold: "
+                "there is no such item.",
+                attempts=attempts,
+            )
         return AlreadyExists(
             f"{meta.object_name} {self.obj.key} already exists; nothing was written. Use save() "
             "on an instance read with objects.get() to change it.",
-            item=meta.decode(raw_item) if raw_item else None,
+            item=meta.decode(raw_item),
             raw_item=raw_item,
             attempts=attempts,
         )
@@ -407,6 +450,7 @@ def save_actions(obj: Model, condition: Condition | None = None) -> list[Action]
         return create_actions(obj, condition)
     names = unique_fields(obj)
     old = stored_values(obj, names) or {}
+    read = obj._state.stored is not None
     version = _next_version(obj)
     params = _put_params(
         obj, all_present(condition, _version_condition(obj), holds(old)), version=version
@@ -415,7 +459,7 @@ def save_actions(obj: Model, condition: Condition | None = None) -> list[Action]
         "Put",
         params,
         f"save {meta.object_name} {obj.key}",
-        EntityFailure(obj, "save", old),
+        EntityFailure(obj, "save", old, meta.version is not None, read=read),
         Written(obj, params["Item"], version),
         key=item_key(meta, params["Item"]),
     )
@@ -583,7 +627,14 @@ def update_actions(
         "Update",
         params,
         f"update {meta.object_name} {obj.key}",
-        EntityFailure(obj, "update", old),
+        EntityFailure(
+            obj,
+            "update",
+            old,
+            versioned=not blind and version is not None,
+            must_exist=not upsert,
+            read=obj._state.stored is not None,
+        ),
         Follow(obj, set_values, tuple(removed), new_version) if locks else None,
     )
     return [entity, *locks]
@@ -593,6 +644,7 @@ def delete_actions(obj: Model, condition: Condition | None = None) -> list[Actio
     """The item and every lock it holds, conditioned on still holding them."""
     meta = obj._meta
     names = unique_fields(obj)
+    read = obj._state.stored is not None
     old = stored_values(obj, names)
     if old is None:  # never read: the locks of the values it believes in
         old = {name: obj.__dict__[name] for name in names}
@@ -603,7 +655,7 @@ def delete_actions(obj: Model, condition: Condition | None = None) -> list[Actio
         "Delete",
         params,
         f"delete {meta.object_name} {obj.key}",
-        EntityFailure(obj, "delete", old),
+        EntityFailure(obj, "delete", old, meta.version is not None, read=read),
         Written(obj, None, None),
     )
     return [entity, *(a for a in releases if a is not None)]
