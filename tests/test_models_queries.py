@@ -180,6 +180,29 @@ def test_scan_is_explicit(dynamo_db, dynamo_requests):
     assert Reading.objects.scan().count() == 4
 
 
+class OsakaOnly(models.Manager):
+    def get_queryset(self):
+        return super().get_queryset().where(site="osaka")
+
+
+def test_scan_goes_through_get_queryset_as_filter_does(dynamo_db, dynamo_requests):
+    fill(4)
+    osaka = OsakaOnly().bind(Reading)
+    assert sorted(r.at for r in osaka.scan()) == [0, 2]
+    assert sorted(r.at for r in osaka.filter(sensor="s1")) == [0, 2]
+    assert dict(dynamo_requests) == {"BatchWriteItem": 1, "Scan": 1, "Query": 1}
+
+
+def test_a_get_queryset_with_key_conditions_cannot_be_scanned(dynamo_db, dynamo_requests):
+    class OneSensor(models.Manager):
+        def get_queryset(self):
+            return super().get_queryset().filter(sensor="s1")
+
+    with pytest.raises(QueryError, match="key conditions"):
+        OneSensor().bind(Reading).scan()
+    assert dynamo_requests.total == 0
+
+
 def test_epoch_ttl_field_filters_expired_items(dynamo_db):
     now = datetime(2030, 1, 1, tzinfo=UTC)
     Reading(sensor="s", at=1, expires=datetime(2020, 1, 1, tzinfo=UTC)).save()

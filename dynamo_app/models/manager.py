@@ -275,8 +275,9 @@ class Manager(Generic[M]):
         return self.get_queryset().using_index(name)
 
     def scan(self) -> QuerySet[M]:
-        """Read the whole table (or an index, with ``.using_index()``), page by page."""
-        return QuerySet(self.model, scan=True)
+        """Read the whole table (or an index, with ``.using_index()``), page by page;
+        what ``get_queryset()`` adds (``where()``, an index, ``only()``) applies."""
+        return self.get_queryset()._as_scan()
 
     def partiql(
         self,

@@ -187,6 +187,20 @@ class QuerySet(Generic[M]):
         clone._segment = (segment, total_segments)
         return clone
 
+    def _as_scan(self) -> QuerySet[M]:
+        """This queryset read as a Scan, keeping its ``where()``, index, ``only()``
+        and consistency: what ``Manager.scan()`` makes of ``get_queryset()``."""
+        if self._key or self._order_field is not None:
+            raise QueryError(
+                f"{self.model.__name__}: scan() reads the whole table, but get_queryset() "
+                "returns a query with key conditions (filter() or order_by()), which a scan "
+                "cannot keep. Give scan() a get_queryset() built with where(), or override "
+                "scan() in the manager."
+            )
+        clone = self._clone()
+        clone._scan = True
+        return clone
+
     # --- checks made where the query is built (the rest when it is sent)
 
     def _lookup(self, key: str, method: str) -> tuple[str, str]:
