@@ -480,7 +480,10 @@ class DynamoModelAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
 
     def cell(self, name: Any, obj: Model) -> Any:
         _, read, _ = self._column(name)
-        value = obj.__dict__[name] if read is None else read(obj)
+        if read is None:  # a field: a choice shows its label, as in Django's admin
+            value = self.meta.fields_by_name[name].display(obj.__dict__[name])
+        else:
+            value = read(obj)
         value = value() if callable(value) else value
         boolean = isinstance(value, bool) or value is None and self._is_boolean(name)
         return display_for_value(value, self.get_empty_value_display(), boolean=boolean)

@@ -498,8 +498,9 @@ class BaseModelForm(forms.BaseForm, Generic[M]):
                 f"This {name} was deleted while you were editing it; nothing was saved.",
                 code="stale",
             )
+        fields = stored._meta.fields_by_name
         now = "; ".join(
-            f"{self.fields[n].label}: {stored.__dict__[n]}"
+            f"{self.fields[n].label}: {fields[n].display(stored.__dict__[n])}"
             for n in self._model_field_names()
             if not isinstance(self.fields[n].widget, forms.HiddenInput)
         )

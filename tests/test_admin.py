@@ -361,6 +361,7 @@ def test_dynamodb_errors_are_admin_messages_never_a_500(root: Client, throttle: 
 class AdminSiteThing(models.Model):
     thing_id = models.IntegerField(partition_key=True)
     blob = models.BinaryField(sort_key=True)
+    tier = models.StringField(choices=[("ga", "General admission")], null=True)
 
     class Meta:
         app_label = "roster"
@@ -382,6 +383,15 @@ def test_number_and_binary_keys_in_object_ids() -> None:
     for bad in ("x,AA==", "1.5,AA==", "NaN,AA==", ",AA==", "1"):
         with pytest.raises(ValueError):
             parse_object_id(AdminSiteThing, bad)
+
+
+def test_a_choice_shows_its_label_in_the_change_list() -> None:
+    model_admin = DynamoModelAdmin(AdminSiteThing, admin.AdminSite(name="labels"))
+    model_admin.list_display = ["tier"]
+    assert model_admin.cell("tier", AdminSiteThing(thing_id=1, blob=b"b", tier="ga")) == (
+        "General admission"
+    )
+    assert model_admin.cell("tier", AdminSiteThing(thing_id=1, blob=b"b")) == "-"
 
 
 def test_register_on_djangos_site_and_its_checks() -> None:

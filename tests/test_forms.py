@@ -263,6 +263,25 @@ def test_a_stale_edit_is_refused_with_the_stored_values_and_can_be_resubmitted(d
     assert (stored.player_name, stored.uniform_number, stored.version) == ("Annie", 7, 3)
 
 
+class Seat(models.Model):
+    seat_id = models.StringField(partition_key=True)
+    tier = models.StringField(choices=[("ga", "General admission"), ("press", "Press")])
+    version = models.VersionField()
+
+    class Meta:
+        table_name = "forms_seat"
+
+
+def test_a_stale_edit_shows_the_stored_choice_by_its_label(dynamo_db):
+    Seat.objects.create(seat_id="s1", tier="ga")
+    Form = modelform_factory(Seat, fields=["tier"])
+    stale = Seat.objects.get(seat_id="s1")
+    Seat.objects.get(seat_id="s1").update(set={"tier": "press"})
+    form = Form({"tier": "ga", "version": stale.version}, instance=stale)
+    assert form.is_valid() and form.save() is None
+    assert "it now holds Tier: Press." in form.errors[NON_FIELD_ERRORS][0]
+
+
 def test_an_edit_of_an_item_deleted_meanwhile_is_a_form_error(dynamo_db):
     Player.objects.create(team_id="t1", player_id="p1", player_name="Ann", uniform_number=7)
     player = Player.objects.get(team_id="t1", player_id="p1")

@@ -142,6 +142,35 @@ def test_field_options_are_kept_as_django_names_them():
     assert (version.editable, version.blank) == (False, True)
 
 
+class Ticket(models.Model):
+    ticket_id = models.StringField(partition_key=True)
+    tier = models.StringField(
+        choices=[("Seats", [("ga", "General admission"), ("vip", "VIP")]), ("press", "Press")],
+        null=True,
+    )
+    stars = models.IntegerField(choices=[(1, "One"), (2, "Two")], default=1)
+    perks = models.StringSetField(choices=[("bar", "Open bar"), ("cloak", "Cloakroom")])
+    note = models.StringField(null=True)
+
+    class Meta:
+        table_name = "validation_ticket"
+
+    def get_stars_display(self):
+        return f"{self.stars} star(s)"  # one of the model's own is kept, as in Django
+
+
+def test_get_field_display_shows_the_label_as_django_does():
+    ticket = Ticket(ticket_id="t", tier="ga", stars=2, perks={"cloak", "bar"})
+    assert ticket.get_tier_display() == "General admission"  # inside a group
+    assert ticket.get_perks_display() == "Cloakroom, Open bar"
+    assert ticket.get_stars_display() == "2 star(s)"
+    ticket.tier = "gold"
+    assert ticket.get_tier_display() == "gold"  # not a choice: the value itself
+    ticket.tier = None
+    assert ticket.get_tier_display() is None
+    assert not hasattr(ticket, "get_note_display")
+
+
 @pytest.mark.parametrize(
     "field, problem",
     [

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Collection, Iterator
+from functools import partialmethod
 from typing import Any, ClassVar, Self, cast
 
 from .. import app_tables, exceptions, signals, wire
@@ -61,6 +62,9 @@ class ModelBase(type):
         for field_name, field in fields.items():
             field.bind(cls, field_name)
             setattr(cls, field_name, field)
+            display = f"get_{field_name}_display"
+            if field.choices is not None and display not in cls.__dict__:
+                setattr(cls, display, partialmethod(Model._get_field_display, field=field))
         for query_name, query in queries.items():
             query.bind(cls, query_name)
             setattr(cls, query_name, query)
@@ -173,6 +177,10 @@ class Model(metaclass=ModelBase):
     def __repr__(self) -> str:
         key = ", ".join(f"{k}={v!r}" for k, v in self.key.items())
         return f"<{type(self).__name__}: {key}>"
+
+    def _get_field_display(self, field: Field) -> Any:
+        """``get_<field>_display()`` of a field with choices, as in Django."""
+        return field.display(self.__dict__[field.name])
 
     @property
     def extra_attributes(self) -> dict[str, Any]:

@@ -20,6 +20,8 @@ from typing import Any, ClassVar
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import Field as DjangoField
 from django.utils.choices import flatten_choices, normalize_choices
+from django.utils.encoding import force_str
+from django.utils.hashable import make_hashable
 
 from .. import wire
 from ..exceptions import ModelDefinitionError, StoredValueError, ValidationError
@@ -132,6 +134,17 @@ class Field:
     def flatchoices(self) -> list[tuple[Any, Any]]:
         """``choices`` without their groups: ``[(value, label), ...]``."""
         return list(flatten_choices(self.choices)) if self.choices is not None else []
+
+    def display(self, value: Any) -> Any:
+        """What Django's ``get_<field>_display()`` shows: the label of ``value`` among
+        the choices (groups included), else the value itself; a set's members'
+        labels, sorted and joined with commas."""
+        if self.choices is None:
+            return value
+        labels = dict(make_hashable(self.flatchoices))
+        if self.is_set and isinstance(value, (set, frozenset, list, tuple)):
+            return ", ".join(sorted(str(labels.get(m, m)) for m in value))
+        return force_str(labels.get(make_hashable(value), value), strings_only=True)
 
     # --- defaults and missing attributes
 
