@@ -1,10 +1,12 @@
-"""The app's own tables - sessions, unique locks, idempotency records, stream
+"""The app's own tables - sessions, the cache, unique locks, idempotency records, stream
 checkpoints - and the one rule that says which of them a project needs.
 
 A project is asked to create only the tables it uses, so each is registered
 when its use is declared: the session table at startup when ``SESSION_ENGINE``
 is ``dynamo_app.sessions`` (a project whose engine subclasses ``SessionStore``
-calls ``sessions.register_table()``), the idempotency records with the first
+calls ``sessions.register_table()``), the cache table at startup when a
+``CACHES`` entry's ``BACKEND`` is ``dynamo_app.cache.DynamoCache`` (a subclass's
+project calls ``cache.register_table()``), the idempotency records with the first
 concrete model (every model write can carry an ``idempotency_key``), the
 lock table with the first model that declares ``Meta.unique``, the stream
 checkpoints (``manage.py dynamo_stream``'s place in each shard) with the first
@@ -32,6 +34,18 @@ SESSIONS = TableDefinition(
     partition_key=KeyAttribute(SESSION_KEY, "S"),
     ttl_attribute=SESSION_EXPIRES,
     owner="dynamo_app sessions",
+)
+
+CACHE_BACKEND = "dynamo_app.cache.DynamoCache"
+CACHE_NAME = "cache_name"
+CACHE_KEY = "cache_key"
+CACHE_EXPIRES = "expires_at"
+CACHE = TableDefinition(
+    declared_name="dynamo_cache",
+    partition_key=KeyAttribute(CACHE_NAME, "S"),
+    sort_key=KeyAttribute(CACHE_KEY, "S"),
+    ttl_attribute=CACHE_EXPIRES,
+    owner="dynamo_app cache",
 )
 
 LOCK_ID = "lock_id"
@@ -71,7 +85,11 @@ STREAM_CHECKPOINTS = TableDefinition(
 def needed(model: Options | None = None) -> tuple[TableDefinition, ...]:
     """The app tables the settings (no ``model``) or a concrete model's declaration need."""
     if model is None:
-        return (SESSIONS,) if settings.SESSION_ENGINE == SESSION_ENGINE else ()
+        caches = getattr(settings, "CACHES", {}).values()
+        return (
+            *((SESSIONS,) if settings.SESSION_ENGINE == SESSION_ENGINE else ()),
+            *((CACHE,) if any(c.get("BACKEND") == CACHE_BACKEND for c in caches) else ()),
+        )
     return (
         IDEMPOTENCY,
         *((LOCKS,) if model.unique else ()),

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from django.core.cache.backends.base import InvalidCacheKey
 from django.core.exceptions import ImproperlyConfigured, ObjectDoesNotExist, SuspiciousOperation
 from django.core.exceptions import ValidationError as DjangoValidationError
 
@@ -22,6 +23,7 @@ __all__ = [
     "AlreadyExists",
     "BatchIncomplete",
     "BatchOutcomeUnknown",
+    "CacheKeyError",
     "ConditionFailed",
     "ConnectionFailed",
     "DamagedResponse",
@@ -142,6 +144,11 @@ class ValidationError(DynamoError, DjangoValidationError):
 
 class ItemTooLarge(ValidationError):
     """An item is over DynamoDB's 400 KB limit; nothing was sent."""
+
+
+class CacheKeyError(DynamoError, InvalidCacheKey):
+    """A cache key DynamoDB cannot store (empty, or over 1,024 bytes): Django's
+    ``InvalidCacheKey``, raised before any request."""
 
 
 class StoredValueError(DynamoError, ValueError):
