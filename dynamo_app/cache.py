@@ -138,8 +138,11 @@ class DynamoCache(BaseCache):
         return made
 
     def _partition(self, key: str) -> str:
-        shard = zlib.crc32(key.encode()) % self.shards if self.shards > 1 else 0
-        return f"{self.location}#{shard}"
+        return self._shard(zlib.crc32(key.encode()) % self.shards if self.shards > 1 else 0)
+
+    def _shard(self, number: int) -> str:
+        """The partition key value of one of this cache's shards."""
+        return f"{self.location}#{number}"
 
     def _wire_key(self, key: str) -> dict[str, Any]:
         return {CACHE_NAME: {"S": self._partition(key)}, CACHE_KEY: {"S": key}}
@@ -340,12 +343,7 @@ class DynamoCache(BaseCache):
 
         def incomplete(remainder: dict[str, Any], rounds: int) -> BatchIncomplete:
             left = [made[k[CACHE_KEY]["S"]] for k in remainder[table]["Keys"]]
-            return BatchIncomplete(
-                f"get_many() on {table!r}: {len(left)} key(s) still unprocessed after {rounds} "
-                f"rounds without progress (DynamoDB was throttling); nothing is returned. "
-                f"Not read: {left[:10]}",
-                unprocessed=left,
-            )
+            return _stalled("get_many()", table, left, rounds, "nothing is returned. Not read")
 
         for chunk in _chunks(list(made), GET_CHUNK):
             request = {table: {"Keys": [self._wire_key(k) for k in chunk], "ConsistentRead": True}}
@@ -389,12 +387,8 @@ class DynamoCache(BaseCache):
 
         def incomplete(remainder: dict[str, Any], rounds: int) -> BatchIncomplete:
             left = [_request_key(r) for r in remainder[table]]
-            return BatchIncomplete(
-                f"{what} on {table!r}: {len(left)} key(s) still unprocessed after {rounds} "
-                f"rounds without progress (DynamoDB was throttling); the other keys are done. "
-                f"Not done (safe to send again): {left[:10]}",
-                unprocessed=left,
-            )
+            done = "the other keys are done. Not done (safe to send again)"
+            return _stalled(what, table, left, rounds, done)
 
         for chunk in _chunks(list(requests), WRITE_CHUNK):
             request = {table: [requests[k] for k in chunk]}
@@ -419,7 +413,7 @@ class DynamoCache(BaseCache):
                 KeyConditionExpression="#p = :p",
                 ProjectionExpression="#k",
                 ExpressionAttributeNames={"#p": CACHE_NAME, "#k": CACHE_KEY},
-                ExpressionAttributeValues={":p": {"S": f"{self.location}#{shard}"}},
+                ExpressionAttributeValues={":p": {"S": self._shard(shard)}},
             )
             for page in pages:
                 self._delete_many({item[CACHE_KEY]["S"]: None for item in page.get("Items", [])})
@@ -466,6 +460,15 @@ class DynamoCache(BaseCache):
 
     async def aclear(self) -> None:
         await threads.in_thread(self.clear)()
+
+
+def _stalled(what: str, table: str, left: list[Any], rounds: int, outcome: str) -> BatchIncomplete:
+    """A batch whose ``left`` keys DynamoDB kept leaving unprocessed."""
+    return BatchIncomplete(
+        f"{what} on {table!r}: {len(left)} key(s) still unprocessed after {rounds} rounds "
+        f"without progress (DynamoDB was throttling); {outcome}: {left[:10]}",
+        unprocessed=left,
+    )
 
 
 def _request_key(request: dict[str, Any]) -> str:

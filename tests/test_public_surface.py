@@ -11,6 +11,7 @@ PUBLIC_MODULES = [
     "dynamo_app",
     "dynamo_app.admin",
     "dynamo_app.backfill",
+    "dynamo_app.cache",
     "dynamo_app.conf",
     "dynamo_app.contrib.rest_framework",
     "dynamo_app.dax",
