@@ -1,18 +1,20 @@
 """The app's own tables - sessions, the cache, unique locks, idempotency records, stream
-checkpoints - and the one rule that says which of them a project needs.
+and backfill checkpoints - and the one rule that says which of them a project needs.
 
-A project is asked to create only the tables it uses, so each is registered
-when its use is declared: the session table at startup when ``SESSION_ENGINE``
-is ``dynamo_app.sessions`` (a project whose engine subclasses ``SessionStore``
-calls ``sessions.register_table()``), the cache table at startup when a
+A project is asked to create only the tables it may use, so each is registered
+as soon as its feature is usable, never on first use (``dynamo_plan``, its
+CloudFormation and Terraform output and the IAM policy are made from the
+registry, and an account whose tables come from IaC must have them before the
+feature runs): the session table at startup when ``SESSION_ENGINE`` is
+``dynamo_app.sessions`` (a project whose engine subclasses ``SessionStore``
+calls ``sessions.register_table()``); the cache table at startup when a
 ``CACHES`` entry's ``BACKEND`` is ``dynamo_app.cache.DynamoCache`` (a subclass's
-project calls ``cache.register_table()``), the idempotency records with the first
-concrete model (every model write can carry an ``idempotency_key``), the
-lock table with the first model that declares ``Meta.unique``, the stream
+project calls ``cache.register_table()``); with the first concrete model, the
+idempotency records (every model write can carry an ``idempotency_key``) and
+the backfill checkpoints (``manage.py dynamo_backfill`` runs on any model); the
+lock table with the first model that declares ``Meta.unique``; the stream
 checkpoints (``manage.py dynamo_stream``'s place in each shard) with the first
-model that declares ``Meta.stream``, and the backfill checkpoints when
-``dynamo_app.backfill`` is imported (by the ``dynamo_backfill`` command, or a
-project's own backfill code).
+model that declares ``Meta.stream``. A table added here is added to ``needed()``.
 """
 
 from __future__ import annotations
@@ -92,6 +94,7 @@ def needed(model: Options | None = None) -> tuple[TableDefinition, ...]:
         )
     return (
         IDEMPOTENCY,
+        CHECKPOINTS,
         *((LOCKS,) if model.unique else ()),
         *((STREAM_CHECKPOINTS,) if model.stream else ()),
     )

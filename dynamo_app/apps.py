@@ -18,6 +18,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from django.apps import AppConfig
+from django.utils.translation import ngettext
 
 if TYPE_CHECKING:
     from .conf import DynamoSettings
@@ -81,9 +82,23 @@ def run_schema_step(settings: DynamoSettings) -> None:
     if settings.auto_migrate:  # conf refuses it unless DEBUG is true
         result = schema.migrate()
         for change in result.applied:
-            logger.info("dynamo_app: AUTO_MIGRATE applied: %s", change.detail)
+            logger.info("dynamo_app: AUTO_MIGRATE %s", change.done)
+        undeclared = [c for c in result.reported if c.kind is schema.ChangeKind.UNDECLARED]
         for change in result.reported:
-            logger.warning("dynamo_app: AUTO_MIGRATE will not do this: %s", change.detail)
+            if change not in undeclared:
+                logger.warning("dynamo_app: AUTO_MIGRATE will not do this: %s", change.detail)
+        if undeclared:  # harmless leftovers: a line, not a warning on every start
+            names = ", ".join(c.declared_name for c in undeclared)
+            logger.info(
+                ngettext(
+                    "dynamo_app: no model or app table declares the table %(names)s under "
+                    "TABLE_PREFIX; `python manage.py dynamo_drop_table NAME` deletes it.",
+                    "dynamo_app: no model or app table declares the tables %(names)s under "
+                    "TABLE_PREFIX; `python manage.py dynamo_drop_table NAME` deletes one.",
+                    len(undeclared),
+                ),
+                {"names": names},
+            )
     if settings.verify_schema:
         schema.verify()  # SchemaMismatch: the process refuses to start
     else:

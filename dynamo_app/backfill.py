@@ -47,7 +47,6 @@ from .models import writes
 from .progress import Progress
 from .schema import create_table
 from .serialization import wire_from_json, wire_to_json
-from .tables import registry
 
 if TYPE_CHECKING:
     from .models.base import Model
@@ -56,9 +55,6 @@ __all__ = ["Result", "model_of", "run"]
 
 PAGE_SIZE = 100  # items a Scan request asks for: the unit of checkpoints and progress
 COUNTS = ("seen", "changed", "skipped", "conflicts")
-
-if CHECKPOINTS.declared_name not in registry:  # see app_tables: declared by importing this
-    registry.register(CHECKPOINTS)
 
 
 @dataclass

@@ -28,6 +28,7 @@ class Need(enum.StrEnum):
     LIST = "DynamoAppListTables"  # dynamo_plan's undeclared tables under TABLE_PREFIX
     STREAMS = "DynamoAppStreams"  # a stream consumer of a table with Meta.stream
     MIGRATE = "DynamoAppMigrate"  # dynamo_migrate: only where the app creates its tables
+    DEVELOP = "DynamoAppDevelopment"  # dynamo_drop_table: a local store only, never a policy
 
 
 @dataclass(frozen=True)
@@ -67,6 +68,7 @@ OPERATIONS: tuple[Operation, ...] = (
     _op("CreateTable", Need.MIGRATE),
     _op("UpdateTable", Need.MIGRATE),
     _op("UpdateTimeToLive", Need.MIGRATE),
+    _op("DeleteTable", Need.DEVELOP),
     _op("DescribeStream", Need.STREAMS),  # manage.py dynamo_stream, the local consumer
     _op("GetShardIterator", Need.STREAMS),
     _op("GetRecords", Need.STREAMS),
@@ -102,6 +104,7 @@ def policy(
         Need.LIST: ["*"] if list_tables else [],
         Need.STREAMS: [table_arn(t.name, "/stream/*") for t in tables if t.stream_view_type],
         Need.MIGRATE: [table_arn(t.name) for t in tables] if migrate else [],
+        Need.DEVELOP: [],
     }
     statements = [
         {

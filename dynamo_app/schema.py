@@ -135,6 +135,17 @@ class TableChange:
     def __str__(self) -> str:
         return self.detail
 
+    @property
+    def done(self) -> str:
+        """What applying this change did, said once it is done (``detail`` says
+        what is missing, which is no longer true then)."""
+        where = f"{self.deployed_name!r} (declared {self.declared_name!r})"
+        if self.kind is ChangeKind.CREATE:
+            return f"created table {where}: {self.desired}"
+        if self.kind is ChangeKind.ENABLE_STREAM:
+            return f"enabled {self.desired} on table {where}"
+        return f"added {self.desired} to table {where}"
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "kind": self.kind.value,
@@ -417,7 +428,8 @@ def _undeclared(handle: Handle, declared_deployed: set[str]) -> list[TableChange
             name,
             f"Table {name!r} starts with TABLE_PREFIX {prefix!r} but no model or app table "
             f"declares {name[len(prefix) :]!r}: reported only, dynamo_migrate never deletes a "
-            "table.",
+            f"table (in development, `python manage.py dynamo_drop_table {name[len(prefix) :]}` "
+            "does).",
         )
         for name in sorted(table_names(handle))
         if name.startswith(prefix) and name not in declared_deployed

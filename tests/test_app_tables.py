@@ -7,9 +7,9 @@ import pytest
 from django.test import override_settings
 
 from dynamo_app import app_tables, models
-from dynamo_app.app_tables import IDEMPOTENCY, LOCKS, SESSIONS
+from dynamo_app.app_tables import CHECKPOINTS, IDEMPOTENCY, LOCKS, SESSIONS
 from dynamo_app.exceptions import ModelDefinitionError
-from dynamo_app.tables import registry
+from dynamo_app.tables import TableDefinition, registry
 from tests.test_models_declared import Sensor
 from tests.test_unique import Player
 
@@ -38,8 +38,8 @@ def test_the_session_table_is_needed_with_the_session_engine_only():
 
 def test_a_model_needs_the_idempotency_records_and_with_meta_unique_the_locks():
     assert not Sensor._meta.unique and Player._meta.unique
-    assert app_tables.needed(Sensor._meta) == (IDEMPOTENCY,)
-    assert app_tables.needed(Player._meta) == (IDEMPOTENCY, LOCKS)
+    assert app_tables.needed(Sensor._meta) == (IDEMPOTENCY, CHECKPOINTS)
+    assert app_tables.needed(Player._meta) == (IDEMPOTENCY, CHECKPOINTS, LOCKS)
     with withdrawn(LOCKS, IDEMPOTENCY):
         app_tables.register(Player._meta)
         assert LOCKS.declared_name in registry and IDEMPOTENCY.declared_name in registry
@@ -73,3 +73,26 @@ def test_a_concrete_model_registers_what_it_needs_when_declared():
             assert IDEMPOTENCY.declared_name in registry and LOCKS.declared_name not in registry
         finally:
             registry.unregister("app_tables_plain")
+
+
+def test_every_app_table_is_declared_when_its_feature_is_usable_without_an_import():
+    """dynamo_backfill runs on any model, so its checkpoint table is declared with the
+    first model (an IaC-only account gets it from dynamo_plan before the first backfill);
+    and no table of app_tables is left out of needed()."""
+    streamed = type("Meta", (), {"unique": True, "stream": "new_image"})
+    with override_settings(SESSION_ENGINE="dynamo_app.sessions"):
+        ruled = {*app_tables.needed(), *app_tables.needed(streamed)}  # type: ignore[arg-type]
+    defined = {v for v in vars(app_tables).values() if isinstance(v, TableDefinition)}
+    assert ruled == defined
+    with withdrawn(CHECKPOINTS):
+
+        class Filled(models.Model):
+            id = models.StringField(partition_key=True)
+
+            class Meta:
+                table_name = "app_tables_filled"
+
+        try:
+            assert CHECKPOINTS.declared_name in registry
+        finally:
+            registry.unregister("app_tables_filled")

@@ -150,3 +150,38 @@ def test_commands_explain_a_disabled_app(dynamo_server, command):
     with override_settings(DYNAMO={"ENABLED": False}):
         with pytest.raises(CommandError, match="DynamoDB is not enabled"):
             run(command)
+
+
+# --- dynamo_drop_table: one left-over development table -------------------------------
+
+
+def test_drop_table_deletes_one_undeclared_table_after_a_confirmation(declare, monkeypatch):
+    declare(EVENT)
+    make_table("test-sch_event", ("event_id", S, "HASH"))
+    make_table("test-sponsor", ("sponsor_id", S, "HASH"))  # its model was removed
+    make_table("test-kept", ("id", S, "HASH"))
+    answers = iter(["no", "yes"])
+    monkeypatch.setattr("builtins.input", lambda prompt: next(answers))
+    with override_settings(DEBUG=True):
+        assert "Cancelled: nothing was deleted." in run("dynamo_drop_table", "sponsor")
+        assert "test-sponsor" in schema.table_names(get_handle())
+        assert "Deleted table 'test-sponsor'." in run("dynamo_drop_table", "sponsor")
+    left = schema.table_names(get_handle())
+    assert "test-sponsor" not in left and {"test-kept", "test-sch_event"} <= set(left)
+    assert "dynamo_drop_table kept" in run("dynamo_plan")  # the plan names the command
+
+
+def test_drop_table_refuses_outside_development_and_declared_tables(declare):
+    declare(EVENT)
+    make_table("test-sch_event", ("event_id", S, "HASH"))
+    with pytest.raises(CommandError, match="only in development: with DEBUG on"):
+        run("dynamo_drop_table", "sch_event", "--noinput")
+    with override_settings(DEBUG=True):
+        with pytest.raises(CommandError, match="'sch_event' is declared"):
+            run("dynamo_drop_table", "sch_event", "--noinput")
+        with pytest.raises(CommandError, match="There is no table 'test-nothing'"):
+            run("dynamo_drop_table", "nothing", "--noinput")
+        section = {**settings_for_tests({}, "https://dynamodb.eu-west-1.amazonaws.com")}
+        with override_settings(DYNAMO=section), pytest.raises(CommandError, match="local"):
+            run("dynamo_drop_table", "kept", "--noinput")
+    assert "test-sch_event" in schema.table_names(get_handle())

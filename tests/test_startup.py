@@ -77,6 +77,28 @@ def test_auto_migrate_with_debug_creates_then_verifies(declare, start):
     assert get_handle().client.describe_table(TableName="test-sch_event")["Table"]
 
 
+def test_auto_migrate_says_what_it_did_and_only_info_for_a_left_over_table(
+    declare, start, caplog
+):
+    declare(EVENT)
+    make_table("test-sch_gone", ("id", S, "HASH"))  # a model removed under AUTO_MIGRATE
+    with caplog.at_level(logging.INFO, logger="dynamo_app"):
+        start(debug=True, AUTO_MIGRATE=True)
+    said = [(r.levelno, r.getMessage()) for r in caplog.records if r.name == "dynamo_app"]
+    assert (
+        logging.INFO,
+        "dynamo_app: AUTO_MIGRATE created table 'test-sch_event' (declared 'sch_event'): "
+        "partition key event_id (S), no sort key",
+    ) in said
+    assert not any("does not exist" in message for _, message in said)  # not after creating it
+    assert (
+        logging.INFO,
+        "dynamo_app: no model or app table declares the table sch_gone under TABLE_PREFIX; "
+        "`python manage.py dynamo_drop_table NAME` deletes it.",
+    ) in said
+    assert not [m for level, m in said if level >= logging.WARNING]
+
+
 def test_auto_migrate_still_refuses_what_it_cannot_fix(declare, start, caplog):
     declare(EVENT)
     make_table("test-sch_event", ("id", S, "HASH"))

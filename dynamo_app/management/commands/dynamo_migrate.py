@@ -8,16 +8,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django.core.management.base import BaseCommand, CommandError
 
 from dynamo_app.exceptions import DynamoError
-from dynamo_app.schema import DEFAULT_TIMEOUT, ChangeKind, TableChange, migrate
-
-
-def done_line(change: TableChange) -> str:
-    where = f"{change.deployed_name!r} (declared {change.declared_name!r})"
-    if change.kind is ChangeKind.CREATE:
-        return f"created table {where}: {change.desired}"
-    if change.kind is ChangeKind.ENABLE_STREAM:
-        return f"enabled {change.desired} on table {where}"
-    return f"added {change.desired} to table {where}"
+from dynamo_app.schema import DEFAULT_TIMEOUT, TableChange, migrate
 
 
 class Command(BaseCommand):
@@ -55,7 +46,7 @@ class Command(BaseCommand):
         if result.applied:
             self.stdout.write(self.style.SUCCESS(f"Applied {len(result.applied)} change(s):"))
             for change in result.applied:
-                self.stdout.write(f"  {done_line(change)}")
+                self.stdout.write(f"  {change.done}")
         else:
             self.stdout.write("Nothing to apply.")
         if verbose and result.in_sync:
