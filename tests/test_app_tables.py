@@ -80,7 +80,11 @@ def test_every_app_table_is_declared_when_its_feature_is_usable_without_an_impor
     first model (an IaC-only account gets it from dynamo_plan before the first backfill);
     and no table of app_tables is left out of needed()."""
     streamed = type("Meta", (), {"unique": True, "stream": "new_image"})
-    with override_settings(SESSION_ENGINE="dynamo_app.sessions"):
+    every_feature = override_settings(
+        SESSION_ENGINE="dynamo_app.sessions",
+        CACHES={"default": {"BACKEND": app_tables.CACHE_BACKEND}},
+    )
+    with every_feature:
         ruled = {*app_tables.needed(), *app_tables.needed(streamed)}  # type: ignore[arg-type]
     defined = {v for v in vars(app_tables).values() if isinstance(v, TableDefinition)}
     assert ruled == defined
