@@ -22,10 +22,8 @@ because DynamoDB decides at write time:
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
-from decimal import Decimal
 from typing import Any, ClassVar, Generic, TypeVar, cast
 
 from django import forms
@@ -40,6 +38,7 @@ from .exceptions import AlreadyExists, DoesNotExist, StaleObjectError, UniqueVio
 from .exceptions import ValidationError as StoreValidationError
 from .models import fields as model_fields
 from .models.base import Model
+from .models.formfields import SetField
 from .models.validation import taken_constraints, unique_error
 from .unique import LockTaken
 
@@ -54,161 +53,11 @@ __all__ = [
 
 M = TypeVar("M", bound=Model)
 
-# Left out of forms, with the reason ``fields = [...]`` naming one is refused with.
-NO_FORM_FIELD: dict[type[model_fields.Field], str] = {
-    model_fields.BinaryField: "bytes have no text form to type in",
-    model_fields.BinarySetField: "bytes have no text form to type in",
-}
-
-
-# --- form fields for model fields -------------------------------------------------------
-
-
-class SetField(forms.Field):
-    """A set typed one member per line (``StringSetField``, ``NumberSetField``)."""
-
-    widget = forms.Textarea
-
-    def __init__(self, *, member: Callable[[str], Any] = str, **kwargs: Any) -> None:
-        self.member = member
-        super().__init__(**kwargs)
-
-    def prepare_value(self, value: Any) -> Any:
-        if isinstance(value, (set, frozenset, list, tuple)):
-            return "\n".join(sorted(str(v) for v in value))
-        return value
-
-    def to_python(self, value: Any) -> set[Any]:
-        if isinstance(value, (set, frozenset, list, tuple)):
-            return set(value)
-        members = set()
-        for line in str(value or "").splitlines():
-            if line.strip():
-                try:
-                    members.add(self.member(line.strip()))
-                except (ValueError, ArithmeticError):
-                    raise DjangoValidationError(
-                        "%(value)r is not a valid member.", code="invalid", params={"value": line}
-                    ) from None
-        return members
-
-
-class _JSONEncoder(json.JSONEncoder):
-    """Shows a stored ``Decimal`` as a JSON number (exactly, when a float can)."""
-
-    def default(self, o: Any) -> Any:
-        if isinstance(o, Decimal):
-            if o == o.to_integral_value():
-                return int(o)
-            if Decimal(repr(float(o))) == o:
-                return float(o)
-            return str(o)  # more digits than a JSON number parsed as float keeps
-        if isinstance(o, (set, frozenset)):
-            return sorted(o, key=str)
-        return super().default(o)
-
-
-class _JSONDecoder(json.JSONDecoder):
-    """Reads numbers with a point as ``Decimal`` (DynamoDB keeps them exactly)."""
-
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(parse_float=Decimal, **kwargs)
-
-
-def _number(text: str) -> int | Decimal:
-    number = Decimal(text)
-    if not number.is_finite():
-        raise ValueError(text)
-    return int(number) if number == number.to_integral_value() and "." not in text else number
-
-
-def _limits(field: model_fields.Field) -> dict[str, Any]:
-    """min_value / max_value from the model field's Min/MaxValueValidators."""
-    from django.core import validators
-
-    limits = {}
-    for validator in field.validators:
-        if isinstance(validator, validators.MinValueValidator):
-            limits["min_value"] = validator.limit_value
-        elif isinstance(validator, validators.MaxValueValidator):
-            limits["max_value"] = validator.limit_value
-    return limits
-
-
-def _typed_choices(field: model_fields.Field) -> dict[str, Any]:
-    """A choice field's options: the values posted back as text, coerced to the
-    choice's own value (an int stays an int)."""
-    by_text = {str(value): value for value, _ in field.flatchoices}
-
-    def coerce(text: Any) -> Any:
-        return by_text.get(str(text), text)
-
-    choices: list[Any] = list(field.choices)
-    if field.is_set:
-        return {"form_class": forms.TypedMultipleChoiceField, "choices": choices, "coerce": coerce}
-    include_blank = field.blank or not field.has_default()
-    return {
-        "form_class": forms.TypedChoiceField,
-        "choices": [("", "---------"), *choices] if include_blank else choices,
-        "coerce": coerce,
-        "empty_value": None if field.null else "",
-    }
-
 
 def formfield(field: model_fields.Field, **kwargs: Any) -> forms.Field | None:
-    """The form field for a model field, or None when it has none (``NO_FORM_FIELD``).
-
-    Options map as in Django: ``verbose_name`` -> label, ``help_text``,
-    ``blank`` -> not required, ``default`` -> initial, ``choices`` -> a choice
-    field; ``max_length``, ``max_digits``/``decimal_places`` and Min/Max value
-    validators -> the form field's limits. ``kwargs`` override any of them.
-    """
-    if type(field) in NO_FORM_FIELD:
-        return None
-    options: dict[str, Any] = {
-        "required": not field.blank,
-        "label": capfirst(field.verbose_name),
-        "help_text": field.help_text,
-    }
-    if field.has_default():
-        options["initial"] = field.default
-    if isinstance(field, model_fields.VersionField):
-        options.update(form_class=forms.IntegerField, widget=forms.HiddenInput, required=False)
-    elif field.choices is not None:
-        options.update(_typed_choices(field))
-    elif isinstance(field, model_fields.StringField):
-        options.update(
-            form_class=forms.CharField,
-            max_length=field.max_length,
-            empty_value=None if field.null else "",
-        )
-    elif isinstance(field, model_fields.IntegerField):
-        options.update(form_class=forms.IntegerField, **_limits(field))
-    elif isinstance(field, model_fields.DecimalField):
-        options.update(
-            form_class=forms.DecimalField,
-            max_digits=field.max_digits,
-            decimal_places=field.decimal_places,
-            **_limits(field),
-        )
-    elif isinstance(field, model_fields.FloatField):
-        options.update(form_class=forms.FloatField, **_limits(field))
-    elif isinstance(field, model_fields.BooleanField):
-        form_class = forms.NullBooleanField if field.null else forms.BooleanField
-        options.update(form_class=form_class, required=False)
-    elif isinstance(field, model_fields.DateTimeField):
-        options.update(form_class=forms.DateTimeField)
-    elif isinstance(field, model_fields.UUIDField):
-        options.update(form_class=forms.UUIDField)
-    elif isinstance(field, model_fields.StringSetField):
-        options.update(form_class=SetField)
-    elif isinstance(field, model_fields.NumberSetField):
-        options.update(form_class=SetField, member=_number)
-    else:  # JSONField, ListField, MapField: typed as JSON, checked by the model field
-        options.update(form_class=forms.JSONField, encoder=_JSONEncoder, decoder=_JSONDecoder)
-    options.update(kwargs)
-    form_class = options.pop("form_class")
-    return form_class(**options)  # type: ignore[no-any-return]
+    """The form field for a model field, or None when it has none: the model
+    field's own ``formfield()`` (see ``Field.formfield``)."""
+    return field.formfield(**kwargs)
 
 
 def fields_for_model(
@@ -238,7 +87,7 @@ def fields_for_model(
         field = meta.fields_by_name[name]
         if exclude and name in exclude or field is meta.version:
             continue
-        reason = NO_FORM_FIELD.get(type(field)) or ("" if field.editable else "not editable")
+        reason = field.no_form_field or ("" if field.editable else "not editable")
         if reason:
             if explicit:
                 raise FieldError(
@@ -256,9 +105,9 @@ def fields_for_model(
         ):
             if given and name in given:
                 overrides[option] = given[name]
-        out[name] = formfield(field, **overrides)  # type: ignore[assignment]
+        out[name] = field.formfield(**overrides)  # type: ignore[assignment]
     if meta.version is not None:
-        out[meta.version.name] = formfield(meta.version)  # type: ignore[assignment]
+        out[meta.version.name] = meta.version.formfield()  # type: ignore[assignment]
     return out
 
 

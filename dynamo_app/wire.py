@@ -189,7 +189,7 @@ def encode_common(value: Any, sized: bool, depth: int = 1) -> tuple[dict[str, An
         return {"L": elements}, size
     if kind is Decimal:  # finite, plain notation within 38 characters: within DynamoDB's limits
         if value.is_finite() and len(text := str(value)) <= MAX_DIGITS and "E" not in text:
-            return {"N": text}, MAX_NUMBER_SIZE
+            return {"N": text if value else "0"}, MAX_NUMBER_SIZE  # a zero as number_text()
         return None
     if kind is bool:
         return {"BOOL": value}, 1

@@ -11,11 +11,9 @@ with the app's signed cursors: one request per page, never an offset.
 
 from __future__ import annotations
 
-import base64
-import binascii
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
 from ..exceptions import (
     AlreadyExists,
@@ -32,6 +30,8 @@ try:
     from rest_framework.exceptions import ValidationError
     from rest_framework.response import Response
     from rest_framework.utils.urls import replace_query_param
+
+    from ..models.serializerfields import BinaryField, SetField
 except ImportError as exc:  # pragma: no cover - the extra is installed in the suite
     raise MissingDependency(
         "dynamo_app.contrib.rest_framework needs Django REST framework: "
@@ -47,83 +47,11 @@ if TYPE_CHECKING:
 __all__ = ["BinaryField", "CursorPagination", "ModelSerializer", "SetField"]
 
 
-class BinaryField(serializers.Field):
-    """Bytes as base64 text."""
-
-    default_error_messages: ClassVar[dict[str, str]] = {"invalid": "Enter valid base64 data."}
-
-    def to_representation(self, value: bytes) -> str:
-        return base64.b64encode(value).decode()
-
-    def to_internal_value(self, data: Any) -> bytes:
-        try:
-            return base64.b64decode(data, validate=True)
-        except (binascii.Error, TypeError, ValueError):
-            raise ValidationError(self.error_messages["invalid"], code="invalid") from None
-
-
-class SetField(serializers.ListField):
-    """A set as a sorted list; duplicates in the input are one member."""
-
-    def to_representation(self, data: Any) -> list[Any]:
-        return sorted(super().to_representation(data), key=str)
-
-    def to_internal_value(self, data: Any) -> set[Any]:
-        return set(super().to_internal_value(data))
-
-
 def serializer_field(field: f.Field, *, read_only: bool = False) -> serializers.Field:
-    """The DRF field for a model field: its type, and ``null``/``default`` as
-    ``allow_null``/``required``."""
-    options: dict[str, Any] = {"help_text": field.help_text} if field.help_text else {}
-    if read_only:
-        options["read_only"] = True
-    else:
-        if field.null:
-            options.update(allow_null=True, required=False)
-        if field.has_default() or field.is_set:
-            options["required"] = False
-    return _typed(field, options)
-
-
-def _typed(field: f.Field, options: dict[str, Any]) -> serializers.Field:
-    if isinstance(field, f.VersionField):
-        return serializers.IntegerField(read_only=True)
-    if isinstance(field, f.StringField):
-        return serializers.CharField(
-            max_length=field.max_length,
-            allow_blank=not field.is_key,
-            trim_whitespace=False,
-            **options,
-        )
-    if isinstance(field, f.IntegerField):
-        return serializers.IntegerField(**options)
-    if isinstance(field, f.DecimalField):
-        return serializers.DecimalField(
-            max_digits=field.max_digits, decimal_places=field.decimal_places, **options
-        )
-    if isinstance(field, f.FloatField):
-        return serializers.FloatField(**options)
-    if isinstance(field, f.BooleanField):
-        return serializers.BooleanField(**options)
-    if isinstance(field, f.BinaryField):
-        return BinaryField(**options)
-    if isinstance(field, f.DateTimeField):
-        return serializers.DateTimeField(**options)
-    if isinstance(field, f.UUIDField):
-        return serializers.UUIDField(**options)
-    if isinstance(field, f.ListField):
-        return serializers.ListField(child=_typed(field.of, {}), **options)
-    if isinstance(field, f.MapField) and field.of is not None:
-        return serializers.DictField(child=_typed(field.of, {}), **options)
-    if field.is_set:
-        child = {
-            "SS": serializers.CharField(trim_whitespace=False),
-            "NS": serializers.DecimalField(max_digits=38, decimal_places=None),
-            "BS": BinaryField(),
-        }[field.wire_type]
-        return SetField(child=child, **options)
-    return serializers.JSONField(**options)  # JSONField, MapField without of=
+    """The DRF field for a model field: the model field's own ``serializer_field()``
+    (its type, choices, validators, ``null``/``blank``/``default``)."""
+    built: serializers.Field = field.serializer_field(**({"read_only": True} if read_only else {}))
+    return built
 
 
 class ModelSerializer(serializers.Serializer):

@@ -15,16 +15,20 @@ import uuid
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
+from types import ModuleType
 from typing import Any, ClassVar
 
+from django import forms
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import Field as DjangoField
 from django.utils.choices import flatten_choices, normalize_choices
 from django.utils.encoding import force_str
 from django.utils.hashable import make_hashable
+from django.utils.text import capfirst
 
 from .. import wire
 from ..exceptions import ModelDefinitionError, StoredValueError, ValidationError
+from . import formfields, jsonform
 from .codec import DECODE_ERRORS, utc_text
 
 NOT_PROVIDED: Any = object()
@@ -347,6 +351,96 @@ class Field:
         """A choice is a value of the field (a member, for a set)."""
         return self.encode(value)
 
+    # --- the value's other forms. Each field type owns them, as Django's fields own
+    # formfield(): forms, the admin, DRF, to_dict() and dump/load ask the field.
+
+    no_form_field: ClassVar[str] = ""  # why this type has no form field ("": it has one)
+
+    def formfield(self, **kwargs: Any) -> forms.Field | None:
+        """The form field (Django's ``Field.formfield()``), or None when the type has
+        none (``no_form_field``). Options map as in Django: ``verbose_name`` ->
+        label, ``help_text``, ``blank`` -> not required, ``default`` -> initial,
+        ``choices`` -> a choice field, and the type's own limits (``form_options()``).
+        ``kwargs``, ``form_class`` included, override any of them."""
+        if self.no_form_field:
+            return None
+        options: dict[str, Any] = {
+            "required": not self.blank,
+            "label": capfirst(self.verbose_name),
+            "help_text": self.help_text,
+        }
+        if self.has_default():
+            options["initial"] = self.default
+        typed = self.form_options() if self.choices is None else formfields.choice_options(self)
+        options.update(typed)
+        options.update(kwargs)
+        form_class = options.pop("form_class")
+        return form_class(**options)  # type: ignore[no-any-return]
+
+    def form_options(self) -> dict[str, Any]:
+        """``form_class`` and its options for this type (here: JSON, exact numbers)."""
+        return dict(formfields.JSON_OPTIONS)
+
+    def serializer_field(self, **options: Any) -> Any:
+        """The Django REST framework field, as DRF's ``ModelSerializer`` builds one
+        from a model field: the type's own (``serializer_type()``), or a choice field
+        for ``choices``; ``validators``; ``null`` -> ``allow_null``; a default, ``null``
+        or ``blank`` -> not required; ``editable=False`` -> read-only; the declared
+        ``verbose_name`` and ``help_text``. ``options`` override any of them. Needs
+        DRF (the ``drf`` extra), imported only now."""
+        from . import serializerfields as drf
+
+        if self.choices is None:
+            serializer_class, kwargs = self.serializer_type(drf)
+        elif self.is_set:
+            serializer_class = drf.serializers.MultipleChoiceField
+            kwargs = {"choices": self.choices}
+        else:
+            serializer_class = drf.serializers.ChoiceField
+            kwargs = {"choices": self.choices, "allow_blank": self.blank}
+        kwargs["validators"] = list(self.validators)
+        if self.null:
+            kwargs["allow_null"] = True
+        if self.null or self.blank or self.has_default() or self.is_set:
+            kwargs["required"] = False
+        if not self.editable:
+            kwargs.update(read_only=True, required=False)
+        if self._verbose_name:
+            kwargs["label"] = capfirst(self._verbose_name)
+        if self.help_text:
+            kwargs["help_text"] = self.help_text
+        kwargs.update(options)
+        return serializer_class(**kwargs)
+
+    def serializer_type(self, drf: ModuleType) -> tuple[Any, dict[str, Any]]:
+        """This type's DRF field class and its options (``drf``: the module of
+        DRF's ``serializers`` and the app's own DRF fields). Here: JSON."""
+        return drf.serializers.JSONField, {}
+
+    def to_json(self, value: Any) -> Any:
+        """``value`` in its typed JSON form (``to_dict()``, dump lines; see
+        ``dynamo_app.serialization``), checked by ``encode()`` first."""
+        if value is None:
+            return None
+        encoded = self.encode(value)
+        return [] if encoded is None else jsonform.scalar_to_json(encoded)
+
+    def from_json(self, value: Any) -> Any:
+        """The value of ``to_json()``'s form; ``ValidationError`` naming model and
+        field when it is not that form."""
+        if value is None:
+            return None
+        try:
+            return self.json_value(value)
+        except ValidationError:
+            raise
+        except jsonform.CONVERSION_ERRORS:
+            raise self.invalid(value, f"{self.description} in its JSON form") from None
+
+    def json_value(self, value: Any) -> Any:
+        """``from_json()`` without its error message: read as the wire type's form."""
+        return self.decode_slow(jsonform.scalar_from_json(self.wire_type, value))
+
 
 # --- scalars ------------------------------------------------------------------------
 
@@ -383,6 +477,17 @@ class StringField(Field):
         if length is not None and (type(length) is not int or length < 1):
             problems.insert(0, f"max_length={length!r} must be a positive integer.")
         return problems
+
+    def form_options(self) -> dict[str, Any]:
+        return {
+            "form_class": forms.CharField,
+            "max_length": self.max_length,
+            "empty_value": None if self.null else "",
+        }
+
+    def serializer_type(self, drf: ModuleType) -> tuple[Any, dict[str, Any]]:
+        options = {"max_length": self.max_length, "allow_blank": self.blank}
+        return drf.serializers.CharField, {**options, "trim_whitespace": False}
 
     def encode_template(self, var: str, key_limit: int | None) -> tuple[str, str] | None:
         if self.max_length is not None:
@@ -439,6 +544,12 @@ class IntegerField(_NumberField):
     def decode_template(self, var: str) -> str | None:
         return f'int({var}["N"])'
 
+    def form_options(self) -> dict[str, Any]:
+        return {"form_class": forms.IntegerField, **formfields.limits(self)}
+
+    def serializer_type(self, drf: ModuleType) -> tuple[Any, dict[str, Any]]:
+        return drf.serializers.IntegerField, {}
+
     def decode_other(self, value: dict[str, Any]) -> Any:
         number = Decimal(value["N"]) if "N" in value else None
         if number is not None and number == number.to_integral():
@@ -464,6 +575,10 @@ class VersionField(IntegerField):
         options.setdefault("blank", True)
         options.setdefault("editable", False)
         super().__init__(null=True, **options)
+
+    def form_options(self) -> dict[str, Any]:
+        """Hidden: the version the form was filled from conditions its write."""
+        return {"form_class": forms.IntegerField, "widget": forms.HiddenInput, "required": False}
 
 
 class DecimalField(_NumberField):
@@ -546,14 +661,27 @@ class DecimalField(_NumberField):
             return None  # the limits are checked by encode()
         # A finite number whose text has no exponent and at most 38 characters has
         # at most 38 significant digits and an exponent well inside DynamoDB's range.
+        # A zero is "0" whatever its spelling, as encode() sends it (DynamoDB keeps 0).
         guard = (
             f"type({var}) is Decimal and {var}.is_finite() and len(_t := str({var})) <= 38 "
             'and "E" not in _t'
         )
-        return guard, '{"N": _t}'
+        return guard, f'{{"N": _t if {var} else "0"}}'
 
     def decode_template(self, var: str) -> str | None:
         return f'Decimal({var}["N"])'
+
+    def form_options(self) -> dict[str, Any]:
+        return {
+            "form_class": forms.DecimalField,
+            "max_digits": self.max_digits,
+            "decimal_places": self.decimal_places,
+            **formfields.limits(self),
+        }
+
+    def serializer_type(self, drf: ModuleType) -> tuple[Any, dict[str, Any]]:
+        digits = {"max_digits": self.max_digits, "decimal_places": self.decimal_places}
+        return drf.serializers.DecimalField, digits
 
 
 class FloatField(_NumberField):
@@ -584,6 +712,12 @@ class FloatField(_NumberField):
     def decode_template(self, var: str) -> str | None:
         return f'float({var}["N"])'
 
+    def form_options(self) -> dict[str, Any]:
+        return {"form_class": forms.FloatField, **formfields.limits(self)}
+
+    def serializer_type(self, drf: ModuleType) -> tuple[Any, dict[str, Any]]:
+        return drf.serializers.FloatField, {}
+
 
 class BooleanField(Field):
     wire_type = "BOOL"
@@ -607,11 +741,19 @@ class BooleanField(Field):
     def decode_template(self, var: str) -> str | None:
         return f'{var}["BOOL"]'
 
+    def form_options(self) -> dict[str, Any]:
+        form_class = forms.NullBooleanField if self.null else forms.BooleanField
+        return {"form_class": form_class, "required": False}  # unchecked is False
+
+    def serializer_type(self, drf: ModuleType) -> tuple[Any, dict[str, Any]]:
+        return drf.serializers.BooleanField, {}
+
 
 class BinaryField(Field):
     wire_type = key_type = "B"
     python_types = (bytes, bytearray, memoryview)
     description = "bytes"
+    no_form_field = "bytes have no text form to type in"
 
     def encode(self, value: Any) -> dict[str, Any]:
         if type(value) is bytes:
@@ -629,6 +771,9 @@ class BinaryField(Field):
 
     def size_template(self, var: str) -> str | None:
         return f"len({var})"
+
+    def serializer_type(self, drf: ModuleType) -> tuple[Any, dict[str, Any]]:
+        return drf.BinaryField, {}
 
 
 class DateTimeField(Field):
@@ -694,6 +839,23 @@ class DateTimeField(Field):
             return EPOCH + timedelta(seconds=float(Decimal(value["N"])))
         return NOT_PROVIDED
 
+    def form_options(self) -> dict[str, Any]:
+        return {"form_class": forms.DateTimeField}
+
+    def serializer_type(self, drf: ModuleType) -> tuple[Any, dict[str, Any]]:
+        return drf.serializers.DateTimeField, {}
+
+    def to_json(self, value: Any) -> Any:
+        """ISO-8601 in UTC with microseconds, whether stored as text or epoch."""
+        if value is None:
+            return None
+        self.encode(value)  # the field's own checks (aware, in range)
+        return utc_text(value.astimezone(UTC))
+
+    def json_value(self, value: Any) -> Any:
+        parsed = datetime.fromisoformat(jsonform.string(value))
+        return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
+
 
 class UUIDField(Field):
     """A ``uuid.UUID``, stored as its canonical string."""
@@ -714,6 +876,12 @@ class UUIDField(Field):
 
     def decode(self, value: dict[str, Any]) -> Any:
         return uuid.UUID(value["S"])
+
+    def form_options(self) -> dict[str, Any]:
+        return {"form_class": forms.UUIDField}
+
+    def serializer_type(self, drf: ModuleType) -> tuple[Any, dict[str, Any]]:
+        return drf.serializers.UUIDField, {}
 
 
 # --- documents ------------------------------------------------------------------------
@@ -750,6 +918,13 @@ class JSONField(Field):
 
     def decode_template(self, var: str) -> str | None:
         return f"decode_json({var})"
+
+    def to_json(self, value: Any) -> Any:
+        """DynamoDB JSON: only a tag says whether ``"1.5"`` was a string or a number."""
+        return None if value is None else jsonform.wire_to_json(self.encode(value))
+
+    def json_value(self, value: Any) -> Any:
+        return self.decode(jsonform.wire_from_json(value))
 
 
 def _joined_size(var: str) -> str:
@@ -843,6 +1018,21 @@ class ListField(Field):
         inner = self.of.decode_template("x")
         return None if inner is None else f'[{inner} for x in {var}["L"]]'
 
+    def serializer_type(self, drf: ModuleType) -> tuple[Any, dict[str, Any]]:
+        return drf.serializers.ListField, {"child": self.of.serializer_field()}
+
+    def to_json(self, value: Any) -> Any:
+        """A list of the elements' own JSON forms."""
+        if value is None:
+            return None
+        self.encode(value)
+        return [self.of.to_json(v) for v in value]
+
+    def json_value(self, value: Any) -> Any:
+        if not isinstance(value, list):
+            raise TypeError(value)
+        return [self.of.from_json(v) for v in value]
+
 
 class MapField(Field):
     """A dict with string keys; values of one field type (``of=``) or JSON-like."""
@@ -914,6 +1104,27 @@ class MapField(Field):
         inner = self.of.decode_template("x")
         return None if inner is None else f'{{k: {inner} for k, x in {var}["M"].items()}}'
 
+    def serializer_type(self, drf: ModuleType) -> tuple[Any, dict[str, Any]]:
+        if self.of is None:
+            return drf.serializers.JSONField, {}
+        return drf.serializers.DictField, {"child": self.of.serializer_field()}
+
+    def to_json(self, value: Any) -> Any:
+        """The values' own JSON forms by key; without ``of=``, DynamoDB JSON."""
+        if value is None:
+            return None
+        encoded = self.encode(value)
+        if self.of is None:
+            return jsonform.wire_to_json(encoded)
+        return {k: self.of.to_json(v) for k, v in value.items()}
+
+    def json_value(self, value: Any) -> Any:
+        if self.of is None:
+            return self.decode(jsonform.wire_from_json(value))
+        if not isinstance(value, dict):
+            raise TypeError(value)
+        return {str(k): self.of.from_json(v) for k, v in value.items()}
+
 
 # --- sets -------------------------------------------------------------------------------
 
@@ -944,6 +1155,13 @@ class _SetField(Field):
         """A set's choices are the members it may hold."""
         return self.encode_member(value)
 
+    def serializer_type(self, drf: ModuleType) -> tuple[Any, dict[str, Any]]:
+        return drf.SetField, {"child": self.member_serializer(drf)}
+
+    def member_serializer(self, drf: ModuleType) -> Any:
+        """The DRF field of one member."""
+        raise NotImplementedError
+
 
 class StringSetField(_SetField):
     wire_type = "SS"
@@ -969,6 +1187,12 @@ class StringSetField(_SetField):
     def decode_template(self, var: str) -> str | None:
         return f'set({var}["SS"])'
 
+    def form_options(self) -> dict[str, Any]:
+        return {"form_class": formfields.SetField}
+
+    def member_serializer(self, drf: ModuleType) -> Any:
+        return drf.serializers.CharField(trim_whitespace=False)
+
 
 class NumberSetField(_SetField):
     """A set of numbers; members read back as ``int`` or exact ``Decimal``."""
@@ -985,10 +1209,17 @@ class NumberSetField(_SetField):
     def decode(self, value: dict[str, Any]) -> Any:
         return {wire.parse_number(v) for v in value["NS"]}
 
+    def form_options(self) -> dict[str, Any]:
+        return {"form_class": formfields.SetField, "member": formfields.number}
+
+    def member_serializer(self, drf: ModuleType) -> Any:
+        return drf.serializers.DecimalField(max_digits=wire.MAX_DIGITS, decimal_places=None)
+
 
 class BinarySetField(_SetField):
     wire_type = "BS"
     description = "a set of bytes"
+    no_form_field = "bytes have no text form to type in"
 
     def encode_member(self, value: Any) -> Any:
         if not isinstance(value, (bytes, bytearray, memoryview)):
@@ -997,3 +1228,6 @@ class BinarySetField(_SetField):
 
     def decode(self, value: dict[str, Any]) -> Any:
         return {bytes(v) for v in value["BS"]}
+
+    def member_serializer(self, drf: ModuleType) -> Any:
+        return drf.BinaryField()
