@@ -275,7 +275,8 @@ class DynamoSettings:
     timeout: float = setting("10s", parse_duration)
     max_idle_conns: int = setting(10, _pool_size)
     async_threads: int = setting(10, _pool_size)
-    lean_signing: bool = setting(True, _boolean)
+    fast_client: bool = setting(True, _boolean)
+    lean_signing: bool = setting(True, _boolean)  # FAST_CLIENT's earlier name, still accepted
     verify_schema: bool = setting(True, _boolean)
     auto_migrate: bool = setting(False, _boolean)
     retry: RetrySettings = setting({}, _retry)
@@ -351,6 +352,11 @@ def _key_pair(values: dict[str, Any], debug: bool) -> None:
         )
 
 
+def _fast_client(values: dict[str, Any], debug: bool) -> None:
+    """LEAN_SIGNING, FAST_CLIENT's earlier name: either set to False turns the fast path off."""
+    values["fast_client"] = values["fast_client"] and values["lean_signing"]
+
+
 def _auto_migrate_needs_debug(values: dict[str, Any], debug: bool) -> None:
     if values["auto_migrate"] and not debug:
         raise ImproperlyConfigured(
@@ -379,6 +385,7 @@ def _region(values: dict[str, Any], debug: bool) -> None:
 
 RULES: tuple[Callable[[dict[str, Any], bool], None], ...] = (
     _key_pair,
+    _fast_client,
     _auto_migrate_needs_debug,
     _region,
 )

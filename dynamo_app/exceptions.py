@@ -29,6 +29,7 @@ __all__ = [
     "DamagedResponse",
     "DoesNotExist",
     "DynamoError",
+    "FastPathUnfit",
     "InvalidCursor",
     "ItemTooLarge",
     "LoadError",
@@ -65,6 +66,12 @@ class DynamoError(Exception):
 
 
 # --- configuration -----------------------------------------------------------
+
+
+class FastPathUnfit(DynamoError):
+    """A part of the fast client path does not fit the botocore that runs. Raised
+    and caught while a client is built: that part is left to botocore, with a
+    warning; it never reaches a caller."""
 
 
 class NotConfigured(DynamoError, ImproperlyConfigured):

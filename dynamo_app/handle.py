@@ -31,9 +31,8 @@ from botocore.exceptions import (
 from django.core.exceptions import ImproperlyConfigured
 from django.core.signals import setting_changed
 
-from . import dax, exceptions, pipeline, requests, sigv4
+from . import dax, exceptions, fastpath, requests
 from .conf import DynamoSettings, changes_section, get_settings
-from .parser import ResponseParserFactory
 from .retry import Decision, RetryPolicy, classify, error_code, server_error, stored_item
 
 __all__ = ["Handle", "get_handle", "reset", "using"]
@@ -101,8 +100,10 @@ class Handle:
         s = self.settings
         dummy = "embedded" if s.embedded and not s.access_key_id else None
         core = botocore.session.get_session()
-        # Items parsed without botocore's shape walk; everything else as botocore does.
-        core.register_component("response_parser_factory", ResponseParserFactory())
+        # Every body checked against its x-amz-crc32; items parsed without
+        # botocore's shape walk while the fast client path is on.
+        parsers = fastpath.parser_factory(s.fast_client)
+        core.register_component("response_parser_factory", parsers)
         config = Config(
             connect_timeout=s.timeout,
             read_timeout=s.timeout,
@@ -124,9 +125,7 @@ class Handle:
                 if service == "dynamodb" and s.dax_endpoints:
                     self.dax = dax.factory(s, session, config)
                 client = session.client(service, endpoint_url=self.endpoint_url, config=config)
-                if s.lean_signing:
-                    sigv4.lean_signing(client)
-                return pipeline.lean(client)
+                return fastpath.install(client, parsers, s.fast_client)
         except Exception as exc:
             raise _detached(exc) from None
         raise ImproperlyConfigured(

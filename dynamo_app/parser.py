@@ -11,14 +11,22 @@ and leaves everything else - response metadata, errors and their codes,
 capacity, table descriptions and their timestamps - to botocore, unchanged.
 Its result equals botocore's for every attribute value DynamoDB sends.
 
-It first checks every body against DynamoDB's ``x-amz-crc32`` header (the
-check botocore makes only in its own retry handler, which the handle turns
-off): a changed or cut-short body raises ``ChecksumError`` instead of being
-read as an item or as no item. A response without the header is parsed as is.
+Whichever parser reads a response - this one, or botocore's own when the fast
+path is off (``CheckedJSONParser``) - first checks the body against DynamoDB's
+``x-amz-crc32`` header (the check botocore makes only in its own retry
+handler, which the handle turns off): a changed or cut-short body raises
+``ChecksumError`` instead of being read as an item or as no item. A response
+without the header is parsed as is.
+
+A failure of the lean parse itself (a botocore internal it uses gone) is not
+the caller's: the response is parsed again by botocore's parser, and parsing
+is left to botocore from then on (``fallback``).
 """
 
 from __future__ import annotations
 
+import base64
+import json
 import zlib
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -26,7 +34,11 @@ from typing import Any
 from botocore import parsers
 from botocore.exceptions import ChecksumError
 
+from . import fallback
+from .exceptions import FastPathUnfit
+
 _ATTRIBUTE_VALUE = "AttributeValue"
+COMPONENT = "parsing"
 
 
 def _value(value: Any, blob: Callable[[Any], bytes]) -> Any:
@@ -74,6 +86,25 @@ class _TextualJSONParser(parsers.JSONParser):
         return super()._handle_structure(shape, value)  # type: ignore[misc]
 
 
+def check_crc32(response: Mapping[str, Any]) -> None:
+    """Refuse a body that does not match its ``x-amz-crc32`` header."""
+    expected = response["headers"].get("x-amz-crc32")
+    if expected is not None:
+        actual = zlib.crc32(response["body"])
+        if not expected.isdigit() or int(expected) != actual:
+            raise ChecksumError(
+                checksum_type="crc32", expected_checksum=expected, actual_checksum=str(actual)
+            )
+
+
+class CheckedJSONParser(parsers.JSONParser):
+    """botocore's JSON parser, reading only bodies that match their checksum."""
+
+    def parse(self, response: Mapping[str, Any], shape: Any) -> Any:
+        check_crc32(response)
+        return super().parse(response, shape)
+
+
 class DynamoJSONParser(parsers.JSONParser):
     """botocore's JSON parser, with attribute values converted directly.
 
@@ -84,19 +115,25 @@ class DynamoJSONParser(parsers.JSONParser):
     costs the walk.
     """
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._textual = _TextualJSONParser(*args, **kwargs)
+    def __init__(self, **defaults: Any) -> None:
+        super().__init__(**defaults)
+        self._defaults = defaults
+        self._textual = _TextualJSONParser(**defaults)
 
     def parse(self, response: Mapping[str, Any], shape: Any) -> Any:
+        check_crc32(response)
+        try:
+            return self.lean_parse(response, shape)
+        except Exception as exc:
+            # A response botocore cannot read either fails as botocore fails it;
+            # one it can read means the lean parse broke: botocore's from now on.
+            parsed = parsers.JSONParser(**self._defaults).parse(response, shape)
+            fallback.turn_off(COMPONENT, exc)
+            return parsed
+
+    def lean_parse(self, response: Mapping[str, Any], shape: Any) -> Any:
+        """The parse, without the checksum check and without the fallback."""
         body = response["body"]
-        expected = response["headers"].get("x-amz-crc32")
-        if expected is not None:
-            actual = zlib.crc32(body)
-            if not expected.isdigit() or int(expected) != actual:
-                raise ChecksumError(
-                    checksum_type="crc32", expected_checksum=expected, actual_checksum=str(actual)
-                )
         if b'"B"' in body or b'"BS"' in body:
             return super().parse(response, shape)
         return self._textual.parse(response, shape)
@@ -113,9 +150,66 @@ class DynamoJSONParser(parsers.JSONParser):
 
 
 class ResponseParserFactory(parsers.ResponseParserFactory):
-    """Gives a client the lean parser for the JSON protocol (DynamoDB's)."""
+    """Gives a client a checked parser for the JSON protocol (DynamoDB's): the lean
+    one while ``lean`` and parsing is not off, else botocore's own."""
+
+    def __init__(self, *, lean: bool) -> None:
+        super().__init__()
+        self.lean = lean
 
     def create_parser(self, protocol_name: str) -> Any:
-        if protocol_name == "json":
-            return DynamoJSONParser(**self._defaults)  # type: ignore[attr-defined]
-        return super().create_parser(protocol_name)
+        if protocol_name != "json":
+            return super().create_parser(protocol_name)
+        defaults = getattr(self, "_defaults", {})  # set_parser_defaults()'s, none by the app
+        if self.lean and not fallback.is_off(COMPONENT):
+            return DynamoJSONParser(**defaults)
+        return CheckedJSONParser(**defaults)
+
+
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode()
+
+
+# Responses read both ways at client build: binary values at every depth (the
+# walk), and a page with none (botocore's parser with attribute values as given).
+_PROBE_ITEM = {
+    "pk": {"S": "a"},
+    "n": {"N": "1.50"},
+    "b": {"B": _b64(b"\x00\xff")},
+    "bs": {"BS": [_b64(b"one"), _b64(b"two")]},
+    "doc": {"M": {"l": {"L": [{"B": _b64(b"x")}, {"NULL": True}, {"SS": ["s"]}]}}},
+}
+_PROBES = (
+    ("GetItem", {"Item": _PROBE_ITEM}),
+    ("Query", {"Items": [{"pk": {"S": "a"}, "ok": {"BOOL": True}}], "Count": 1}),
+)
+
+
+def _probe(body: Mapping[str, Any]) -> dict[str, Any]:
+    data = json.dumps(body).encode()
+    headers = {"x-amzn-requestid": "probe", "x-amz-crc32": str(zlib.crc32(data))}
+    return {"status_code": 200, "headers": headers, "body": data, "context": {}}
+
+
+def install(client: Any, factory: ResponseParserFactory) -> None:
+    """Check that ``client`` reads every response with ``factory``'s (checked)
+    parsers and, with ``factory.lean``, that the lean parser reads probe responses
+    as botocore's does; else ``FastPathUnfit``. A client that takes its parsers
+    elsewhere gets the checksum check as a ``before-parse`` handler instead."""
+    model = client.meta.service_model
+    endpoint = getattr(client, "_endpoint", None)
+    protocol = getattr(model, "resolved_protocol", model.protocol)
+    if getattr(endpoint, "_response_parser_factory", None) is not factory or protocol != "json":
+        client.meta.events.register(f"before-parse.{model.service_id.hyphenize()}", _check)
+        raise FastPathUnfit(f"the client reads its {protocol} responses with a parser of its own")
+    if not factory.lean or fallback.is_off(COMPONENT):
+        return
+    for operation, body in _PROBES:
+        shape = model.operation_model(operation).output_shape
+        lean = DynamoJSONParser().lean_parse(_probe(body), shape)
+        if lean != parsers.JSONParser().parse(_probe(body), shape):
+            raise FastPathUnfit(f"a probe {operation} response parsed both ways differs")
+
+
+def _check(response_dict: Mapping[str, Any], **kwargs: Any) -> None:
+    check_crc32(response_dict)

@@ -22,11 +22,14 @@ checksums, error parsing - is botocore's, unchanged.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from botocore import handlers
-from botocore.context import get_context
 from botocore.regions import EndpointRulesetResolver
+
+from . import fallback
+from .exceptions import FastPathUnfit
 
 __all__ = ["lean"]
 
@@ -35,11 +38,13 @@ __all__ = ["lean"]
 _ITEMS_BY_TABLE = frozenset({"BatchGetItem", "BatchWriteItem"})
 _TRANSACTIONS = frozenset({"TransactGetItems", "TransactWriteItems"})
 _CACHE_SIZE = 1024  # distinct (operation, tables); cleared when full
+COMPONENT = "pipeline"
 
 
-def _tables(operation: Any, params: dict[str, Any]) -> tuple[Any, ...] | None:
+def _tables(operation: Any, params: dict[str, Any] | None) -> tuple[Any, ...] | None:
     """The table names the endpoint rules read from a request, or None when
     they read something else (an ARN of a backup, a shard iterator, ...)."""
+    params = params or {}
     name = operation.name
     if name in _ITEMS_BY_TABLE:
         return tuple(params.get("RequestItems") or ())
@@ -61,39 +66,70 @@ class _CachingResolver(EndpointRulesetResolver):
     """botocore's endpoint resolver, its answers kept per operation and tables."""
 
     _answers: dict[tuple[str, tuple[Any, ...]], tuple[Any, frozenset[str]]]
+    _context: Callable[[], Any]  # botocore.context.get_context, looked up at install
 
     def construct_endpoint(self, operation_model: Any, call_args: Any, request_context: Any) -> Any:
-        tables = _tables(operation_model, call_args or {})
-        if tables is None or not all(isinstance(t, str) for t in tables):
-            return super().construct_endpoint(operation_model, call_args, request_context)
-        key = (operation_model.name, tables)
-        context = get_context()
-        known = self._answers.get(key)
-        if known is not None:
-            if context is not None:
-                context.features.update(known[1])
-            return known[0]
-        before = set(context.features) if context is not None else set()
+        try:
+            key = self._key(operation_model, call_args)
+            context = self._context() if key is not None else None
+            known = self._answers.get(key) if key is not None else None
+            if known is not None:
+                if context is not None:
+                    context.features.update(known[1])
+                return known[0]
+            before = set(context.features) if context is not None else set()
+        except Exception as exc:  # a botocore internal gone: botocore's from now on
+            fallback.turn_off(COMPONENT, exc)
+            key = None
         answer = super().construct_endpoint(operation_model, call_args, request_context)
-        features = frozenset(context.features - before) if context is not None else frozenset()
-        if len(self._answers) >= _CACHE_SIZE:
-            self._answers.clear()
-        self._answers[key] = (answer, features)
+        if key is not None:
+            features = frozenset(context.features - before) if context is not None else frozenset()
+            if len(self._answers) >= _CACHE_SIZE:
+                self._answers.clear()
+            self._answers[key] = (answer, features)
         return answer
+
+    def _key(self, operation_model: Any, call_args: Any) -> tuple[str, tuple[Any, ...]] | None:
+        """Where a request's answer is kept; None: resolved afresh every time."""
+        if fallback.is_off(COMPONENT):
+            return None
+        tables = _tables(operation_model, call_args)
+        if tables is None or not all(isinstance(t, str) for t in tables):
+            return None
+        return (operation_model.name, tables)
 
 
 def lean(client: Any) -> Any:
-    """``client`` (a DynamoDB or DynamoDB Streams client the handle built), leaner."""
+    """``client`` (a DynamoDB or DynamoDB Streams client the handle built), leaner;
+    ``FastPathUnfit``, and ``client`` unchanged, unless every botocore part this
+    replaces is where it is expected."""
+    try:
+        from botocore.context import get_context  # botocore 1.38 on
+    except ImportError as exc:
+        raise FastPathUnfit(f"no botocore.context ({exc})") from None
     resolver = client._ruleset_resolver
-    if type(resolver) is EndpointRulesetResolver:
-        resolver.__class__ = _CachingResolver
-        resolver._answers = {}  # type: ignore[attr-defined]
+    if type(resolver) is not EndpointRulesetResolver:
+        raise FastPathUnfit(f"the client's endpoint resolver is a {type(resolver).__name__}")
     events = client.meta.events
     service = client.meta.service_model.service_id.hyphenize()
-    events.unregister(f"needs-retry.{service}", unique_id=f"retry-config-{service}")
-    events.unregister(f"request-created.{service}", unique_id=f"seed-max-attempts-{service}")
+    retry_ids = (f"retry-config-{service}", f"seed-max-attempts-{service}")
+    quota = [
+        handler
+        for handler in events._emitter._handlers.prefix_search(f"after-call.{service}")
+        if getattr(handler, "__name__", "") == "release_retry_quota"
+    ]
+    missing = [i for i in retry_ids if i not in events._emitter._unique_id_handlers]
+    if missing or len(quota) != 1:
+        raise FastPathUnfit(f"botocore's retry handlers are not as expected ({missing or quota})")
+    model = client.meta.service_model
+    probe = model.operation_model("GetItem") if "GetItem" in model.operation_names else None
+    if probe is not None and _tables(probe, {"TableName": "t"}) != ("t",):
+        raise FastPathUnfit("GetItem's endpoint parameters are not its table name alone")
+    resolver.__class__ = _CachingResolver
+    resolver._answers = {}  # type: ignore[attr-defined]
+    resolver._context = get_context  # type: ignore[attr-defined]
+    events.unregister(f"needs-retry.{service}", unique_id=retry_ids[0])
+    events.unregister(f"request-created.{service}", unique_id=retry_ids[1])
     events.unregister("request-created", handlers.add_retry_headers)
-    for handler in list(events._emitter._handlers.prefix_search(f"after-call.{service}")):
-        if getattr(handler, "__name__", "") == "release_retry_quota":
-            events.unregister(f"after-call.{service}", handler)
+    events.unregister(f"after-call.{service}", quota[0])
     return client

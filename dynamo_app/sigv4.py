@@ -14,7 +14,10 @@ path, query) per URL, and the signing key per day, region and service.
 
 Credentials are botocore's (its providers, refresh and frozen credentials per
 request); payload hashing, the date and token headers are botocore's methods.
-``DYNAMO['LEAN_SIGNING'] = False`` leaves signing wholly to botocore.
+botocore's private helpers are looked up when a request is signed, never at
+import, so a botocore without one still imports this module; a signature that
+fails for want of one is made by botocore's ``SigV4Auth`` instead, and signing
+is left to botocore from then on (``fallback``).
 """
 
 from __future__ import annotations
@@ -23,21 +26,26 @@ import functools
 import hashlib
 import hmac
 from collections.abc import Callable
-from datetime import datetime
-from typing import Any, cast
+from datetime import UTC, datetime
+from typing import Any
 from urllib.parse import urlsplit
 
-from botocore import auth, utils
+from botocore import auth
+from botocore.awsrequest import AWSRequest
+from botocore.credentials import Credentials
 from botocore.exceptions import NoCredentialsError
 from botocore.signers import RequestSigner
 
-__all__ = ["LeanSigV4Auth", "lean_signing"]
+from . import fallback
+from .exceptions import FastPathUnfit
+
+__all__ = ["LeanSigV4Auth", "lean_signing", "signed_twice"]
 
 # botocore-stubs declare botocore's public API only; these are the private
 # helpers SigV4Auth itself uses, so the output stays botocore's.
 _auth: Any = auth
-get_current_datetime: Callable[[], datetime] = cast(Any, utils).get_current_datetime
 
+COMPONENT = "signing"
 _KEYS_KEPT = 8  # signing keys (one per day, secret, region and service)
 
 
@@ -78,8 +86,11 @@ class LeanSigV4Auth(auth.SigV4Auth):
         return "".join(lines), ";".join(sorted(n.strip() for n in values))
 
     def _signing_key(self, day: str) -> bytes:
-        secret = self.credentials.secret_key
-        cache_key = (secret, day, self._region_name, self._service_name)
+        """The day's key, derived once: kept under a hash of the secret, so the
+        secret itself is in no structure a repr or a debugger could show."""
+        secret = str(self.credentials.secret_key)
+        digest = hashlib.sha256(secret.encode("utf-8")).digest()
+        cache_key = (digest, day, self._region_name, self._service_name)
         key = self._signing_keys.get(cache_key)
         if key is None:
             key = f"AWS4{secret}".encode()
@@ -105,9 +116,20 @@ class LeanSigV4Auth(auth.SigV4Auth):
         )
 
     def add_auth(self, request: Any) -> None:
+        if fallback.is_off(COMPONENT):
+            return super().add_auth(request)
+        try:
+            self.sign_at(request, datetime.now(UTC).strftime(auth.SIGV4_TIMESTAMP))
+        except NoCredentialsError:
+            raise
+        except Exception as exc:
+            fallback.turn_off(COMPONENT, exc)
+            super().add_auth(request)  # nothing was sent: botocore signs it afresh
+
+    def sign_at(self, request: Any, timestamp: str) -> None:
+        """Sign ``request`` as at ``timestamp`` (``SIGV4_TIMESTAMP``, UTC)."""
         if self.credentials is None:
             raise NoCredentialsError()
-        timestamp = get_current_datetime().strftime(auth.SIGV4_TIMESTAMP)
         request.context["timestamp"] = timestamp
         self._modify_request_before_signing(request)
         host, path, query = _url_parts(request.url)
@@ -156,8 +178,42 @@ class _LeanRequestSigner(RequestSigner):
         return signer
 
 
+def signed_twice(signer: LeanSigV4Auth, request: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``request`` signed by ``signer``, and an unsigned copy of it by botocore's
+    ``SigV4Auth`` at the same instant: the two sets of headers, to compare."""
+    again = AWSRequest(request.method, request.url, dict(request.headers.items()), request.data)
+    again.context = dict(request.context)
+    auth.SigV4Auth(signer.credentials, signer._service_name, signer._region_name).add_auth(again)
+    signer.sign_at(request, again.context["timestamp"])
+    return dict(request.headers.items()), dict(again.headers.items())
+
+
+# One request as the handle's client sends it, signed by fixed credentials (a
+# session token too) at client build: both ways, to compare.
+_PROBE_CREDENTIALS = Credentials("AKIDEXAMPLE", "probe-not-a-secret", "probe-session-token")
+_PROBE_HEADERS = {
+    "X-Amz-Target": "DynamoDB_20120810.GetItem",
+    "Content-Type": "application/x-amz-json-1.0",
+    "User-Agent": "dynamo_app-probe",
+}
+_PROBE_BODY = b'{"TableName": "t", "Key": {"pk": {"S": "a b"}}}'
+
+
 def lean_signing(client: Any) -> Any:
-    """``client`` signing its SigV4 requests with ``LeanSigV4Auth``."""
-    if type(client._request_signer) is RequestSigner:
-        client._request_signer.__class__ = _LeanRequestSigner
+    """``client`` signing its SigV4 requests with ``LeanSigV4Auth``, once a probe
+    request signed both ways came out the same; else ``FastPathUnfit``, and
+    ``client`` unchanged."""
+    if type(client._request_signer) is not RequestSigner:
+        raise FastPathUnfit(
+            f"the client's request signer is a {type(client._request_signer).__name__}"
+        )
+    region = client.meta.region_name
+    url = f"https://dynamodb.{region}.amazonaws.com/"
+    request = AWSRequest("POST", url, dict(_PROBE_HEADERS), _PROBE_BODY)
+    signer = LeanSigV4Auth(_PROBE_CREDENTIALS, "dynamodb", region)
+    lean, stock = signed_twice(signer, request)
+    if lean != stock:
+        differ = sorted(k for k in lean.keys() | stock.keys() if lean.get(k) != stock.get(k))
+        raise FastPathUnfit(f"a probe request signed both ways differs in {', '.join(differ)}")
+    client._request_signer.__class__ = _LeanRequestSigner
     return client

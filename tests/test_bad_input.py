@@ -50,6 +50,7 @@ WRONG_TYPE = {
     "TIMEOUT": "soon",
     "MAX_IDLE_CONNS": 2.5,
     "ASYNC_THREADS": "10",
+    "FAST_CLIENT": "off",
     "LEAN_SIGNING": "no",
     "VERIFY_SCHEMA": "False",
     "AUTO_MIGRATE": 1,

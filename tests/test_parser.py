@@ -131,9 +131,12 @@ def test_a_body_without_binary_values_is_not_walked(monkeypatch: pytest.MonkeyPa
     def walked(*args: object) -> None:
         raise AssertionError("attribute values walked")
 
+    class LeanOnly(DynamoJSONParser):
+        parse = DynamoJSONParser.lean_parse  # no fallback to botocore's parse
+
     monkeypatch.setattr(parser, "_value", walked)
     monkeypatch.setattr(parser, "binary_values", walked)
     body = {"Items": [TEXT_ONLY] * 25, "Count": 25, "ScannedCount": 25}
-    assert parse(DynamoJSONParser, "Query", body)["Items"] == [TEXT_ONLY] * 25
+    assert parse(LeanOnly, "Query", body)["Items"] == [TEXT_ONLY] * 25
     with pytest.raises(AssertionError, match="walked"):
-        parse(DynamoJSONParser, "Query", {"Items": [ITEM], "Count": 1, "ScannedCount": 1})
+        parse(LeanOnly, "Query", {"Items": [ITEM], "Count": 1, "ScannedCount": 1})
