@@ -14,26 +14,24 @@ import threading
 
 import botocore
 
-__all__ = ["COMPONENTS", "is_off", "turn_off"]
+__all__ = ["COMPONENTS", "off", "turn_off"]
 
 logger = logging.getLogger("dynamo_app.fastpath")
 
 COMPONENTS = ("signing", "parsing", "pipeline")
 
-_off: dict[str, str] = {}  # component -> why it is off
+# component -> why it is off. Read per request as ``component in off`` (no call:
+# the request path stays short); written only by turn_off().
+off: dict[str, str] = {}
 _lock = threading.Lock()
-
-
-def is_off(component: str) -> bool:
-    return component in _off
 
 
 def turn_off(component: str, why: object) -> None:
     """Leave ``component`` to botocore from now on; warn the first time only."""
     with _lock:
-        if component in _off:
+        if component in off:
             return
-        _off[component] = reason = _reason(why)
+        off[component] = reason = _reason(why)
     logger.warning(
         "dynamo_app's fast client %s is off: it does not fit botocore %s (%s). botocore's own "
         "%s serves every request instead, with more CPU per request and the same results.",
@@ -53,4 +51,4 @@ def _reason(why: object) -> str:
 def reset() -> None:
     """Every component on again (tests: a new botocore state)."""
     with _lock:
-        _off.clear()
+        off.clear()

@@ -36,7 +36,7 @@ def install(client: Any, factory: parser.ResponseParserFactory, enabled: bool) -
         (pipeline.COMPONENT, lambda: pipeline.lean(client)),
     )
     for component, step in steps:
-        if component != parser.COMPONENT and (not enabled or fallback.is_off(component)):
+        if component != parser.COMPONENT and (not enabled or component in fallback.off):
             continue
         try:
             step()

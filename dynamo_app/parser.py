@@ -161,7 +161,7 @@ class ResponseParserFactory(parsers.ResponseParserFactory):
         if protocol_name != "json":
             return super().create_parser(protocol_name)
         defaults = getattr(self, "_defaults", {})  # set_parser_defaults()'s, none by the app
-        if self.lean and not fallback.is_off(COMPONENT):
+        if self.lean and COMPONENT not in fallback.off:
             return DynamoJSONParser(**defaults)
         return CheckedJSONParser(**defaults)
 
@@ -202,7 +202,7 @@ def install(client: Any, factory: ResponseParserFactory) -> None:
     if getattr(endpoint, "_response_parser_factory", None) is not factory or protocol != "json":
         client.meta.events.register(f"before-parse.{model.service_id.hyphenize()}", _check)
         raise FastPathUnfit(f"the client reads its {protocol} responses with a parser of its own")
-    if not factory.lean or fallback.is_off(COMPONENT):
+    if not factory.lean or COMPONENT in fallback.off:
         return
     for operation, body in _PROBES:
         shape = model.operation_model(operation).output_shape

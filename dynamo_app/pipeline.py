@@ -91,7 +91,7 @@ class _CachingResolver(EndpointRulesetResolver):
 
     def _key(self, operation_model: Any, call_args: Any) -> tuple[str, tuple[Any, ...]] | None:
         """Where a request's answer is kept; None: resolved afresh every time."""
-        if fallback.is_off(COMPONENT):
+        if COMPONENT in fallback.off:
             return None
         tables = _tables(operation_model, call_args)
         if tables is None or not all(isinstance(t, str) for t in tables):

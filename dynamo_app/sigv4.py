@@ -116,7 +116,7 @@ class LeanSigV4Auth(auth.SigV4Auth):
         )
 
     def add_auth(self, request: Any) -> None:
-        if fallback.is_off(COMPONENT):
+        if COMPONENT in fallback.off:
             return super().add_auth(request)
         try:
             self.sign_at(request, datetime.now(UTC).strftime(auth.SIGV4_TIMESTAMP))

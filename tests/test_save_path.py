@@ -5,8 +5,9 @@ lists every call).
 The budget is 7: the app's own path, models.base -> models.writes -> handle ->
 retry, and the three stand-ins botocore runs inside the request, one per part
 of it that they replace (pipeline: the endpoint; sigv4: the signature; parser:
-the response). With ``DYNAMO["LEAN_SIGNING"]`` off botocore signs, and the path
-is 6. A module more on the path is a decision to take here, not a drift.
+the response). With ``DYNAMO["FAST_CLIENT"]`` off botocore signs and resolves, and
+the path is 5 (parser: botocore's parser behind the x-amz-crc32 check). A module
+more on the path is a decision to take here, not a drift.
 """
 
 import importlib.util
