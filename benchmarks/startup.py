@@ -73,9 +73,10 @@ def run(ctx: Context) -> Section:
         )
     section.notes.append(
         f"Target <= 0.30x. verify() describes the tables on up to {schema.MAX_WORKERS} "
-        "threads. The local server answers one request at a time and its own CPU dominates a "
-        "DescribeTable, so on it threads can only overlap the client's work; with a network "
-        f"round trip (simulated: each request waits {ROUND_TRIP * 1e3:.0f} ms before it is "
+        "threads, and no more than DYNAMO['MAX_IDLE_CONNS']. The local server answers one "
+        "request at a time and its own CPU dominates a DescribeTable, so on it threads can "
+        "only overlap the client's work; with a network round trip "
+        f"(simulated: each request waits {ROUND_TRIP * 1e3:.0f} ms before it is "
         "sent, as a client far from its region does) the overlap is what the target measures. "
         f"Median of {ctx.repeat} runs."
     )

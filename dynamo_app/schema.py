@@ -48,7 +48,9 @@ logger = logging.getLogger("dynamo_app.schema")
 
 # DescribeTable requests in flight at once. Latency-bound (each is one round
 # trip), so more threads than cores pays; DynamoDB's control plane allows
-# thousands of DescribeTable calls per second per account.
+# thousands of DescribeTable calls per second per account. Never more than the
+# client keeps connections (DYNAMO['MAX_IDLE_CONNS']): a connection opened
+# only to be discarded costs a handshake, and urllib3 warns of each.
 MAX_WORKERS = 16
 # How long migrate() waits for a table or index to become ACTIVE, in seconds.
 DEFAULT_TIMEOUT = 600.0
@@ -59,24 +61,6 @@ POLL_MAX = 5.0
 T = TypeVar("T")
 R = TypeVar("R")
 WORKER_PREFIX = "dynamo-schema"
-
-
-class _QuietPoolOverflow(logging.Filter):
-    """Drop urllib3's "Connection pool is full" from our describe threads.
-
-    Describing runs up to MAX_WORKERS requests at once, more than the client
-    keeps idle (DYNAMO['MAX_IDLE_CONNS']); closing the extra connections after
-    the burst is exactly what that setting asks for, so it is no warning.
-    """
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        return not (
-            (record.threadName or "").startswith(WORKER_PREFIX)
-            and str(record.msg).startswith("Connection pool is full")
-        )
-
-
-logging.getLogger("urllib3.connectionpool").addFilter(_QuietPoolOverflow())
 
 
 class ChangeKind(enum.StrEnum):
@@ -178,11 +162,12 @@ class MigrationResult:
 # --- observing -------------------------------------------------------------------
 
 
-def _in_parallel(func: Callable[[T], R], items: list[T]) -> list[R]:
-    """``[func(i) for i in items]``, run by a thread pool when there are several."""
+def _in_parallel(handle: Handle, func: Callable[[T], R], items: list[T]) -> list[R]:
+    """``[func(i) for i in items]``, run by a thread pool when there are several,
+    each thread with a connection of ``handle``'s pool to itself."""
     if len(items) <= 1:
         return [func(i) for i in items]
-    workers = min(len(items), MAX_WORKERS)
+    workers = min(len(items), MAX_WORKERS, handle.settings.max_idle_conns)
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix=WORKER_PREFIX) as pool:
         # Each in a copy of the caller's context: its requests count for the caller
         # (dynamo_app.requests' counters), as if it had sent them itself.
@@ -441,7 +426,7 @@ def _observe(
 ) -> list[tuple[TableDefinition, str, dict[str, Any] | None]]:
     """Each declared table with its deployed name and description, described concurrently."""
     named = [(d, handle.table_name(d.declared_name)) for d in definitions]
-    descriptions = _in_parallel(lambda item: _describe(handle, item[1]), named)
+    descriptions = _in_parallel(handle, lambda item: _describe(handle, item[1]), named)
     return [(d, name, desc) for (d, name), desc in zip(named, descriptions, strict=True)]
 
 
@@ -518,7 +503,7 @@ def migrate(
         return done, None
 
     timeouts: list[str] = []
-    for done, error in _in_parallel(apply, list(by_table.values())):
+    for done, error in _in_parallel(handle, apply, list(by_table.values())):
         result.applied += done
         if error is not None:
             timeouts.append(str(error))

@@ -480,3 +480,12 @@ def test_verify_of_50_tables_overlaps_the_round_trips(dynamo_db, hooks, caplog):
     assert counter["DescribeTable"] == 50 + len(registry.definitions())  # each table once
     assert peak[0] >= 4, peak[0]
     assert not caplog.records  # no "Connection pool is full" for the extra connections
+
+
+def test_importing_the_app_installs_nothing_on_other_libraries_loggers() -> None:
+    """The describe threads stay within the client's pool instead (no urllib3
+    "Connection pool is full" to hide): another library's logger is its owner's."""
+    import dynamo_app.schema  # noqa: F401
+
+    for name in ("urllib3", "urllib3.connectionpool", "botocore", "boto3"):
+        assert logging.getLogger(name).filters == [], name
