@@ -33,7 +33,7 @@ from django.core.signals import setting_changed
 
 from . import dax, exceptions, fastpath, requests
 from .conf import DynamoSettings, changes_section, get_settings
-from .retry import Decision, RetryPolicy, classify, error_code, server_error, stored_item
+from .retry import Decision, RetryPolicy, Tally, classify, error_code, server_error, stored_item
 
 __all__ = ["Handle", "get_handle", "reset", "using"]
 
@@ -168,22 +168,16 @@ class Handle:
         capacity = self.settings.return_consumed_capacity
         if capacity and operation in requests.TAKES_CAPACITY:
             params.setdefault("ReturnConsumedCapacity", capacity)  # the same request, no other
-        attempts = 0
+        tally = Tally()
         response: dict[str, Any] | None = None
         error: Exception | None = None
-
-        def attempt() -> dict[str, Any]:
-            nonlocal attempts
-            attempts += 1
-            return method(**params)  # type: ignore[no-any-return]
-
         start = time.perf_counter()
         try:
-            response = self.retry.run(attempt, operation, params)
+            response = self.retry.run(lambda: method(**params), operation, params, tally)
             return response
         except Exception as exc:
             cause = _detached(exc)
-            error = self.translate(cause, operation, params)
+            error = self.translate(cause, operation, params, tally)
             raise error from (None if error is cause else cause)
         finally:
             if requests.counting or requests.logger.isEnabledFor(logging.DEBUG):
@@ -191,7 +185,7 @@ class Handle:
                     requests.api_name(operation),
                     params,
                     time.perf_counter() - start,
-                    attempts,
+                    tally.attempts,
                     response,
                     error,
                     show_values=self.settings.log_values,
@@ -239,13 +233,15 @@ class Handle:
                 raise incomplete(request, rounds)
             self.retry.sleep(self.retry.delay(rounds))
 
-    def translate(self, exc: Exception, operation: str, params: dict[str, Any]) -> Exception:
+    def translate(
+        self, exc: Exception, operation: str, params: dict[str, Any], tally: Tally
+    ) -> Exception:
         """botocore's exception -> the app's, with a message that says what to do."""
         table = params.get("TableName", "")
         where = f" on table {table!r}" if table else ""
-        attempts = getattr(exc, "attempts", 1)
+        attempts = tally.attempts
         tried = f" after {attempts} attempts" if attempts > 1 else ""
-        if getattr(exc, "outcome_unknown", False):
+        if tally.outcome_unknown:
             safely = (
                 "partiql.execute_transaction() carries a ClientRequestToken, so DynamoDB "
                 "applies a repeat of it once"

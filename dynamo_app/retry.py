@@ -19,9 +19,9 @@ transaction (``TransactWriteItems``, ``ExecuteTransaction``) carrying a
 ``ClientRequestToken``, may, and a repeat that then fails its conditions is
 resolved from the items DynamoDB returns with the failure (``our_write_in_place``:
 else the outcome stays unknown); an ``UpdateItem`` (counters, list appends,
-version bumps) never is. ``RetryPolicy.run`` applies both, and marks
-the exception of a write whose outcome stayed unknown (``outcome_unknown``), so
-it is reported as ``OutcomeUnknown`` and never as "nothing was written".
+version bumps) never is. ``RetryPolicy.run`` applies both, and records in
+the caller's ``Tally`` a write whose outcome stayed unknown (``outcome_unknown``),
+so it is reported as ``OutcomeUnknown`` and never as "nothing was written".
 
 botocore's own retries are switched off by the handle, so the two layers never
 multiply.
@@ -35,6 +35,7 @@ import random
 import re
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any, TypeGuard, cast
 
 from botocore.exceptions import (
@@ -240,6 +241,15 @@ def _condition_failed(exc: BaseException) -> TypeGuard[ClientError]:
     return error_code(exc) == "ConditionalCheckFailedException"
 
 
+@dataclass
+class Tally:
+    """How one call under the policy went, for the caller's error and log: kept
+    here, never on botocore's exception objects, which are botocore's."""
+
+    attempts: int = 0
+    outcome_unknown: bool = False  # a write that may or may not have been applied
+
+
 class RetryPolicy:
     """Runs a call under the app's retry rules.
 
@@ -264,19 +274,25 @@ class RetryPolicy:
         return self.rng.uniform(0, ceiling)
 
     def run(
-        self, call: Callable[[], dict[str, Any]], operation: str, params: Mapping[str, Any]
+        self,
+        call: Callable[[], dict[str, Any]],
+        operation: str,
+        params: Mapping[str, Any],
+        tally: Tally | None = None,
     ) -> dict[str, Any]:
         """Call ``call`` until it succeeds, fails for good, or attempts run out.
 
-        The last exception is re-raised unchanged, with ``attempts`` (how hard
-        we tried) and ``outcome_unknown`` (a write that may or may not have been
-        applied) set on it. A conditioned put or delete whose repeat finds our
-        own earlier write in place returns ``{}``, the answer of the write itself.
+        The last exception is re-raised unchanged; ``tally`` says how hard we
+        tried and whether a write's outcome is unknown. A conditioned put or
+        delete whose repeat finds our own earlier write in place returns ``{}``,
+        the answer of the write itself.
         """
+        tally = tally if tally is not None else Tally()
         repeat = repeatable(operation, params)
         unknown = False  # an earlier attempt may have been applied
         attempt = 1
         while True:
+            tally.attempts = attempt
             try:
                 return call()
             except Exception as exc:
@@ -289,8 +305,7 @@ class RetryPolicy:
                     decision, final = Decision.IF_IDEMPOTENT, True
                 unknown = unknown or decision is Decision.IF_IDEMPOTENT
                 if final or not _again(decision, repeat):
-                    exc.attempts = attempt  # type: ignore[attr-defined]
-                    exc.outcome_unknown = (  # type: ignore[attr-defined]
+                    tally.outcome_unknown = (
                         unknown
                         and decision is not Decision.NEVER
                         and not reads_only(operation, params)

@@ -16,7 +16,7 @@ from botocore.exceptions import (
 
 from dynamo_app import exceptions
 from dynamo_app.conf import RetrySettings
-from dynamo_app.retry import Decision, RetryPolicy, classify
+from dynamo_app.retry import Decision, RetryPolicy, Tally, classify
 from dynamo_app.testing import count_requests
 
 TABLE = "retry"  # declared: the deployed name carries the suite's TABLE_PREFIX
@@ -251,6 +251,27 @@ def test_every_error_class_at_every_position(table, fault, retried, position):
                 table.call("put_item", **_put(table, f"k-{position}"))
             assert len(faults.attempts) == (5 if retried else 1)
             assert e.value.__cause__ is not None  # the final error carries its cause
+
+
+def test_botocore_exceptions_carry_no_bookkeeping_of_ours(table):
+    """How hard the policy tried is the app error's (and the Tally's), never
+    stamped on the botocore exception behind it."""
+    throttled = client_error("ThrottlingException")
+    with Faults(table.client, *[throttled] * 5), pytest.raises(exceptions.Throttled) as e:
+        table.call("put_item", **_put(table, "t"))
+    cause = e.value.__cause__
+    assert isinstance(cause, ClientError) and e.value.attempts == 5
+    assert not {"attempts", "outcome_unknown"} & set(vars(cause))
+
+    def server_error():
+        raise client_error("InternalServerError", 500)
+
+    tally = Tally()
+    policy = RetryPolicy(RetrySettings(2, 0.001, 0.001), sleep=lambda s: None)
+    with pytest.raises(ClientError) as raw:
+        policy.run(server_error, "update_item", {}, tally)
+    assert (tally.attempts, tally.outcome_unknown) == (1, True)
+    assert not {"attempts", "outcome_unknown"} & set(vars(raw.value))
 
 
 def test_the_app_error_says_how_many_requests_were_sent(table):
