@@ -88,6 +88,6 @@ def run(ctx: Context) -> Section:
         "progress is shown (not here). Load: one BatchWriteItem per 25 plain items; one "
         "TransactWriteItems per 50 items with a unique value (item + lock = 2 of 100 actions). "
         "Fewer players than items: moto copies a table for every transaction on it, so its "
-        "transactions slow down as the table grows (DESIGN.md), which DynamoDB's do not."
+        "transactions slow down as the table grows, which DynamoDB's do not."
     )
     return section

@@ -44,7 +44,7 @@ def item(i: int, team: str = "team-1") -> BenchItem:
 
 
 class BenchPlayer(models.Model):
-    """A player whose uniform number is unique within the team (DESIGN.md's example)."""
+    """A player whose uniform number is unique within the team."""
 
     team_id = models.StringField(partition_key=True)
     player_id = models.StringField(sort_key=True, default=models.new_uuid)
