@@ -1,5 +1,5 @@
 """The app's own tables - sessions, the cache, unique locks, idempotency records, stream
-and backfill checkpoints - and the one rule that says which of them a project needs.
+and backfill checkpoints, sequences - and the one rule that says which of them a project needs.
 
 A project is asked to create only the tables it may use, so each is registered
 as soon as its feature is usable, never on first use (``dynamo_plan``, its
@@ -14,7 +14,8 @@ idempotency records (every model write can carry an ``idempotency_key``) and
 the backfill checkpoints (``manage.py dynamo_backfill`` runs on any model); the
 lock table with the first model that declares ``Meta.unique``; the stream
 checkpoints (``manage.py dynamo_stream``'s place in each shard) with the first
-model that declares ``Meta.stream``. A table added here is added to ``needed()``.
+model that declares ``Meta.stream``; the sequences with the first model that
+has a ``SequenceField``. A table added here is added to ``needed()``.
 """
 
 from __future__ import annotations
@@ -83,6 +84,14 @@ STREAM_CHECKPOINTS = TableDefinition(
     owner="dynamo_app stream checkpoints",
 )
 
+SEQUENCE_NAME = "sequence"
+SEQUENCE_VALUE = "value"
+SEQUENCES = TableDefinition(
+    declared_name="dynamo_sequences",
+    partition_key=KeyAttribute(SEQUENCE_NAME, "S"),
+    owner="dynamo_app sequences",
+)
+
 
 def needed(model: Options | None = None) -> tuple[TableDefinition, ...]:
     """The app tables the settings (no ``model``) or a concrete model's declaration need."""
@@ -97,6 +106,7 @@ def needed(model: Options | None = None) -> tuple[TableDefinition, ...]:
         CHECKPOINTS,
         *((LOCKS,) if model.unique else ()),
         *((STREAM_CHECKPOINTS,) if model.stream else ()),
+        *((SEQUENCES,) if model.sequences else ()),
     )
 
 

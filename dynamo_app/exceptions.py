@@ -45,6 +45,7 @@ __all__ = [
     "ReceiverFailed",
     "SchemaError",
     "SchemaMismatch",
+    "SequenceError",
     "ServerError",
     "ServiceError",
     "StaleObjectError",
@@ -162,6 +163,12 @@ class StoredValueError(DynamoError, ValueError):
     """An item in the table holds a value its model cannot read (e.g. a number
     where the field stores a string): written by other code or an older model.
     The message names the table, the field and the stored type."""
+
+
+class SequenceError(DynamoError, ValueError):
+    """A sequence cannot be used or moved as asked: a bad name or cache size,
+    or an advance that would move it backwards (numbers already handed out
+    would be handed out again). The message names the sequence."""
 
 
 class LoadError(DynamoError, ValueError):

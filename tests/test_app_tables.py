@@ -79,7 +79,7 @@ def test_every_app_table_is_declared_when_its_feature_is_usable_without_an_impor
     """dynamo_backfill runs on any model, so its checkpoint table is declared with the
     first model (an IaC-only account gets it from dynamo_plan before the first backfill);
     and no table of app_tables is left out of needed()."""
-    streamed = type("Meta", (), {"unique": True, "stream": "new_image"})
+    streamed = type("Meta", (), {"unique": True, "stream": "new_image", "sequences": [1]})
     every_feature = override_settings(
         SESSION_ENGINE="dynamo_app.sessions",
         CACHES={"default": {"BACKEND": app_tables.CACHE_BACKEND}},

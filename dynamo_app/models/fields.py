@@ -28,6 +28,7 @@ from django.utils.text import capfirst
 
 from .. import wire
 from ..exceptions import ModelDefinitionError, StoredValueError, ValidationError
+from ..sequences import Sequence, check_cache
 from . import formfields, jsonform
 from .codec import DECODE_ERRORS, utc_text
 
@@ -579,6 +580,52 @@ class VersionField(IntegerField):
     def form_options(self) -> dict[str, Any]:
         """Hidden: the version the form was filled from conditions its write."""
         return {"form_class": forms.IntegerField, "widget": forms.HiddenInput, "required": False}
+
+
+class SequenceField(IntegerField):
+    """An integer filled from a sequence when an item is created without one:
+    ``1, 2, 3, ...`` as Django's ``AutoField`` gives, for a partition key
+    (``/tickets/1234/``) or a display number beside a UUID key.
+
+    ``cache``: how many numbers a process reserves with one request. 1 (the
+    default): strictly increasing in the order items are created, a request
+    per item. Larger (100, 65536): a request per block, numbers not in order
+    across processes and gaps after a restart; never a duplicate either way.
+    ``sequence``: the sequence's name (default ``"<table>.<attribute>"``);
+    fields naming the same sequence share its numbers.
+    ``None`` until the item is first written; a value given is kept.
+    """
+
+    description = "a sequence number (filled by dynamo_app when unset)"
+    takes_choices = False
+
+    def __init__(self, *, cache: int = 1, sequence: str | None = None, **options: Any) -> None:
+        for option in ("default", "choices", "null"):
+            if option in options:
+                raise ModelDefinitionError(f"SequenceField() does not take {option}=.")
+        check_cache(cache, "SequenceField()")
+        options.setdefault("blank", True)
+        options.setdefault("editable", False)
+        super().__init__(**options)
+        self.cache = cache
+        self.sequence_name = sequence
+        self._sequence: Sequence | None = None
+        if sequence is not None:
+            self._sequence = Sequence(sequence, cache)  # a bad name or cache fails here
+
+    def clone(self) -> Field:
+        field = super().clone()
+        assert isinstance(field, SequenceField)
+        if self.sequence_name is None:
+            field._sequence = None  # a subclass's own table, its own sequence
+        return field
+
+    @property
+    def sequence(self) -> Sequence:
+        if self._sequence is None:
+            name = f"{self.model._meta.table_name}.{self.db_name}"
+            self._sequence = Sequence(name, self.cache)
+        return self._sequence
 
 
 class DecimalField(_NumberField):

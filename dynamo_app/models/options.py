@@ -28,6 +28,7 @@ from .fields import (
     Field,
     ListField,
     MapField,
+    SequenceField,
     VersionField,
 )
 from .habits import orm_form
@@ -279,6 +280,7 @@ class Options:
         self.partition_key: Field = next((f for f in fields if f.partition_key), None)  # type: ignore[assignment]
         self.sort_key: Field | None = next((f for f in fields if f.sort_key), None)
         self.version: Field | None = next((f for f in fields if isinstance(f, VersionField)), None)
+        self.sequences = [f for f in fields if isinstance(f, SequenceField)]
         self.unique: tuple[Unique, ...] = self._bind_unique()
         # The stored attributes a shared table's model derives (keys, entity type).
         self.derived: frozenset[str] = frozenset()

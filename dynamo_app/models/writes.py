@@ -77,7 +77,9 @@ def all_present(*conditions: Condition | None) -> Condition | None:
 def _put_params(
     obj: Model, condition: Condition | None = None, *, version: int | None = None
 ) -> dict[str, Any]:
-    """The whole item as a Put; refuses an instance read with ``only()``.
+    """The whole item as a Put; refuses an instance read with ``only()``. An
+    instance never written gets its unset ``SequenceField`` numbers here, the
+    one step every create, save, batch and transaction takes.
     ``version``: the VersionField value to write (the instance keeps its own
     until the write succeeds)."""
     meta = obj._meta
@@ -87,6 +89,10 @@ def _put_params(
             "index projection); a whole-item save would erase the others. Use "
             "save(update_fields=[...]), or refresh_from_db() first."
         )
+    if obj._state.stored is None:
+        for field in meta.sequences:
+            if obj.__dict__[field.name] is None:
+                obj.__dict__[field.name] = field.sequence.next()
     source = obj
     if version is not None and meta.version is not None:
         # The item carries the version the instance will have, not the one it has:

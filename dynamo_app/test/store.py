@@ -226,6 +226,8 @@ class TestStore:
         is what the class's setup wrote; it is read then, and kept until the next
         class.
         """
+        from ..sequences import forget_blocks
+
         assert self.server is not None, "TestStore.start() first"
         if not has_class_data(test_class):
             self._class_data = None
@@ -233,6 +235,7 @@ class TestStore:
             assert test_class is not None
             self._class_data = (test_class, _read_items())
         self._recreate_tables()
+        forget_blocks()
         if self._class_data is not None:
             _write_items(self._class_data[1])
 
