@@ -49,6 +49,7 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.http import urlencode
 from django.utils.text import capfirst, get_text_list
+from django.utils.translation import ngettext
 
 from . import forms
 from .exceptions import (
@@ -310,10 +311,11 @@ class ChangeList:
         if self.cost is None or self.page is None:
             return ""
         if self.scan:
+            read = ngettext("%(n)d item", "%(n)d items", self.page.scanned_count)
             note = (
                 f"A Scan of the whole table (allow_scan): this page read "
-                f"{self.page.scanned_count} items in {self.cost.summary()}; every further page "
-                "reads on through the table."
+                f"{read % {'n': self.page.scanned_count}} in {self.cost.summary()}; every "
+                "further page reads on through the table."
             )
         else:
             note = f"This page: {self.cost.summary()}."

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO, cast
 
 from django.core.exceptions import NON_FIELD_ERRORS
+from django.utils.translation import ngettext
 
 from .actions import Action
 from .exceptions import (
@@ -229,8 +230,11 @@ def _load(
     if problems and not skip_invalid:
         shown = "; ".join(f"line {n}: {problem}" for n, problem in problems[:SHOWN])
         more = f"; and {len(problems) - SHOWN} more" if len(problems) > SHOWN else ""
+        cannot = ngettext(
+            "%(n)d line cannot be loaded", "%(n)d lines cannot be loaded", len(problems)
+        ) % {"n": len(problems)}
         raise LoadError(
-            f"{source}: {len(problems)} line(s) cannot be loaded, so nothing was written. "
+            f"{source}: {cannot}, so nothing was written. "
             f"{shown}{more}. Fix them, or pass --skip-invalid to load the other lines.",
             line=problems[0][0],
             problems=problems,

@@ -29,6 +29,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.utils.translation import ngettext
+
 from .conf import MASK
 
 __all__ = ["Request", "RequestCounter", "count_requests", "counting", "logger", "masked"]
@@ -202,9 +204,14 @@ class RequestCounter(Counter[str]):
 
     def summary(self) -> str:
         """ "3 DynamoDB requests, 4.2 ms, 1.5 capacity units" """
-        plural = "" if self.total == 1 else "s"
-        capacity = f", {self.capacity:g} capacity units" if self.capacity is not None else ""
-        return f"{self.total} DynamoDB request{plural}, {self.seconds * 1000:.1f} ms{capacity}"
+        requests = ngettext("%(n)d DynamoDB request", "%(n)d DynamoDB requests", self.total)
+        text = f"{requests % {'n': self.total}}, {self.seconds * 1000:.1f} ms"
+        if self.capacity is not None:
+            units = ngettext(  # a fraction reads as plural: ngettext counts in integers
+                "%(n)s capacity unit", "%(n)s capacity units", 1 if self.capacity == 1 else 2
+            )
+            text += f", {units % {'n': f'{self.capacity:g}'}}"
+        return text
 
 
 _counters: contextvars.ContextVar[tuple[RequestCounter, ...]] = contextvars.ContextVar(

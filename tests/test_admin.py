@@ -139,7 +139,7 @@ def test_change_list_without_a_partition_sends_nothing_and_asks_for_one(root: Cl
     with count_requests() as counter:
         page = root.get(PLAYERS)
     assert page.status_code == 200 and counter.total == 0
-    assert "Choose a team id to list its players" in text(page)
+    assert "To list players, choose their team id:" in text(page)
     assert 'name="team_id"' in page.content.decode()
 
 

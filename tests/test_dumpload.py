@@ -104,6 +104,17 @@ def dump_text(*labels, segments=1):
     return out.getvalue(), err.getvalue()
 
 
+def test_one_item_is_said_in_the_singular(dynamo_db, tmp_path):
+    Member.objects.create(club="c", member_id="m", name="One", roles={"a"})
+    text, err = dump_text("test_dumpload.Member")
+    assert "Dumped 1 item of 1 model to stdout in " in err
+    path = tmp_path / "one.jsonl"
+    path.write_text(text)
+    said = io.StringIO()
+    call_command("dynamo_load", str(path), stderr=said)
+    assert "Loaded 0 items in " in said.getvalue() and "; 1 was already there." in said.getvalue()
+
+
 def test_dump_empty_load_gives_identical_items_and_locks(dynamo_db, dynamo_server, tmp_path):
     populate()
     before = {Member: scan(Member), Note: scan(Note)}
@@ -112,7 +123,7 @@ def test_dump_empty_load_gives_identical_items_and_locks(dynamo_db, dynamo_serve
 
     text, err = dump_text("test_dumpload.Member", "test_dumpload.Note", segments=3)
     assert len(text.splitlines()) == 26
-    assert "Dumped 26 items of 2 model(s)" in err and "Member 20" in err
+    assert "Dumped 26 items of 2 models" in err and "Member 20" in err
     path = tmp_path / "dump.jsonl"
     path.write_text(text)
 
@@ -180,7 +191,7 @@ def test_an_invalid_file_loads_nothing_and_names_every_bad_line_and_field(dynamo
     assert counter.total == 0 and list(Review.objects.scan()) == []
     assert error.value.line == 2 and [n for n, _ in error.value.problems] == [2, 3, 4]
     message = str(error.value)
-    assert "3 line(s) cannot be loaded, so nothing was written" in message
+    assert "3 lines cannot be loaded, so nothing was written" in message
     assert "line 2: field stars: Ensure this value is less than or equal to 5." in message
     assert "line 3: field kind: Value 'song' is not a valid choice." in message
     assert "line 4: field text: A low rating needs a text." in message

@@ -376,7 +376,7 @@ def test_middleware_summary_carries_capacity_when_asked(dynamo_db, request_log):
     BARRIER["sync"] = threading.Barrier(1)
     with override_settings(DYNAMO=section(RETURN_CONSUMED_CAPACITY="total")):
         Client().get("/sync/2/")
-    assert summaries(request_log.records)["/sync/2/"].endswith(" ms, 1 capacity units")
+    assert summaries(request_log.records)["/sync/2/"].endswith(" ms, 1 capacity unit")
 
 
 @override_settings(**MIDDLEWARE_SETTINGS)

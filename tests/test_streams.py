@@ -110,7 +110,7 @@ def test_receivers_get_each_change_decoded_by_the_model(got):
     assert all(r.approximate_creation_time.tzinfo is not None for r in got)
     assert abs(datetime.now(UTC) - insert.approximate_creation_time).total_seconds() < 120
     assert "3 records delivered (INSERT 1, MODIFY 1, REMOVE 1)" in out
-    assert "Caught up: 3 record(s) delivered." in out
+    assert "Caught up: 3 records delivered." in out
 
 
 @pytest.mark.skipif(
@@ -147,13 +147,13 @@ def test_a_restart_goes_on_after_the_checkpoint(got):
     out = consume()  # a new consumer: its place comes from the checkpoint table
 
     assert events(got) == [("INSERT", None, 1), ("INSERT", None, 2)]
-    assert "Caught up: 1 record(s) delivered." in out
+    assert "Caught up: 1 record delivered." in out
     handle = get_handle()
     [checkpoint] = handle.call(
         "scan", TableName=handle.table_name(app_tables.STREAM_CHECKPOINTS.declared_name)
     )["Items"]
     assert checkpoint[app_tables.CHECKPOINT_SEQUENCE]["S"] == got[-1].sequence_number
-    assert consume().endswith("Caught up: 0 record(s) delivered.\n")
+    assert consume().endswith("Caught up: 0 records delivered.\n")
 
 
 def test_a_failing_receiver_stops_at_its_record_which_comes_again(got, failing):
@@ -174,7 +174,7 @@ def test_a_failing_receiver_stops_at_its_record_which_comes_again(got, failing):
 
     # 13 again (at least once: on_sensor sees it twice), then 14; 12 is not repeated
     assert events(got)[2:] == [("INSERT", None, 13), ("INSERT", None, 14)]
-    assert "Caught up: 2 record(s) delivered." in out
+    assert "Caught up: 2 records delivered." in out
 
 
 def test_the_same_consumer_goes_on_from_the_failed_record(got, failing):
@@ -273,7 +273,7 @@ def test_follow_mode_polls_until_interrupted(got, monkeypatch):
     assert naps == [0.5, 0.5]
     assert events(got) == [("INSERT", None, 1), ("INSERT", None, 2)]
     assert "Stopped; the next run goes on from the checkpoints." in out.getvalue()
-    assert consume().endswith("Caught up: 0 record(s) delivered.\n")
+    assert consume().endswith("Caught up: 0 records delivered.\n")
 
 
 def test_from_latest_skips_what_was_written_before(got):

@@ -7,6 +7,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 from django.utils.module_loading import import_string
+from django.utils.translation import ngettext
 
 from dynamo_app import backfill
 from dynamo_app.exceptions import DynamoError
@@ -68,5 +69,6 @@ class Command(BaseCommand):
             )
         except (DynamoError, ValueError) as exc:
             raise CommandError(str(exc)) from exc
-        done = f"{result.segments_done} segment(s) done"
+        segments = result.segments_done
+        done = ngettext("%(n)d segment done", "%(n)d segments done", segments) % {"n": segments}
         self.stdout.write(f"{model._meta.label}: {result} ({done}).")

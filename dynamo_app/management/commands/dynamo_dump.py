@@ -6,6 +6,7 @@ import sys
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
+from django.utils.translation import ngettext
 
 from dynamo_app.dumpload import dump
 from dynamo_app.exceptions import DynamoError
@@ -68,8 +69,10 @@ class Command(BaseCommand):
             raise CommandError(str(exc)) from exc
         rate = result.total / result.seconds if result.seconds else 0
         where = "stdout" if output == "-" else output
+        items = ngettext("%(n)s item", "%(n)s items", result.total) % {"n": f"{result.total:,}"}
+        of = ngettext("%(n)d model", "%(n)d models", len(chosen)) % {"n": len(chosen)}
         self.stderr.write(
-            f"Dumped {result.total:,} items of {len(chosen)} model(s) to {where} in "
-            f"{result.seconds:.1f}s ({rate:,.0f} items/s): "
+            f"Dumped {items} of {of} to {where} in {result.seconds:.1f}s"
+            f"{f' ({rate:,.0f} items/s)' if result.seconds >= 0.1 else ''}: "
             + ", ".join(f"{label} {count:,}" for label, count in result.counts.items())
         )

@@ -6,6 +6,7 @@ import sys
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
+from django.utils.translation import ngettext
 
 from dynamo_app.dumpload import load
 from dynamo_app.exceptions import DynamoError
@@ -41,12 +42,20 @@ class Command(BaseCommand):
         except (DynamoError, OSError) as exc:
             raise CommandError(str(exc)) from exc
         rate = (result.loaded + result.present) / result.seconds if result.seconds else 0
+        loaded = ngettext("Loaded %(n)s item", "Loaded %(n)s items", result.loaded)
+        present = ngettext(
+            "%(n)s was already there", "%(n)s were already there", result.present
+        )
         summary = (
-            f"Loaded {result.loaded:,} items in {result.seconds:.1f}s ({rate:,.0f} items/s); "
-            f"{result.present:,} were already there"
+            f"{loaded % {'n': f'{result.loaded:,}'}} in {result.seconds:.1f}s"
+            f"{f' ({rate:,.0f} items/s)' if result.seconds >= 0.1 else ''}; "
+            f"{present % {'n': f'{result.present:,}'}}"
         )
         if result.invalid:
             shown = ", ".join(map(str, result.invalid[:20]))
             more = " ..." if len(result.invalid) > 20 else ""
-            summary += f"; skipped {len(result.invalid):,} invalid line(s): {shown}{more}"
+            skipped = ngettext(
+                "skipped %(n)s invalid line", "skipped %(n)s invalid lines", len(result.invalid)
+            )
+            summary += f"; {skipped % {'n': f'{len(result.invalid):,}'}}: {shown}{more}"
         self.stderr.write(summary + ".")

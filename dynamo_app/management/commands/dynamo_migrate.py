@@ -6,6 +6,7 @@ from typing import Any
 
 from django.core.exceptions import ImproperlyConfigured
 from django.core.management.base import BaseCommand, CommandError
+from django.utils.translation import ngettext
 
 from dynamo_app.exceptions import DynamoError
 from dynamo_app.schema import DEFAULT_TIMEOUT, TableChange, migrate
@@ -44,19 +45,33 @@ class Command(BaseCommand):
             raise CommandError(str(exc)) from exc
 
         if result.applied:
-            self.stdout.write(self.style.SUCCESS(f"Applied {len(result.applied)} change(s):"))
+            applied = len(result.applied)
+            done = ngettext("Applied %(n)d change:", "Applied %(n)d changes:", applied)
+            self.stdout.write(self.style.SUCCESS(done % {"n": applied}))
             for change in result.applied:
                 self.stdout.write(f"  {change.done}")
         else:
             self.stdout.write("Nothing to apply.")
         if verbose and result.in_sync:
-            self.stdout.write(f"{len(result.in_sync)} table(s) already in sync.")
+            in_sync = len(result.in_sync)
+            self.stdout.write(
+                ngettext(
+                    "%(n)d table already in sync.", "%(n)d tables already in sync.", in_sync
+                )
+                % {"n": in_sync}
+            )
         if result.reported:
             self.stdout.write(self.style.WARNING("Reported, not done by dynamo_migrate:"))
             for change in result.reported:
                 self.stdout.write(f"  - {change.detail}")
         if result.mismatches:
+            differ = len(result.mismatches)
             raise CommandError(
-                f"{len(result.mismatches)} declared table(s) still differ from the deployed "
-                "shape (listed above); dynamo_migrate never changes keys or existing indexes."
+                ngettext(
+                    "%(n)d declared table still differs from its deployed shape",
+                    "%(n)d declared tables still differ from their deployed shape",
+                    differ,
+                )
+                % {"n": differ}
+                + " (listed above); dynamo_migrate never changes keys or existing indexes."
             )

@@ -7,6 +7,7 @@ from typing import Any
 
 from django.core.exceptions import ImproperlyConfigured
 from django.core.management.base import BaseCommand, CommandError
+from django.utils.translation import ngettext
 
 from dynamo_app.exceptions import DynamoError, ReceiverFailed, StreamError
 from dynamo_app.streams.consumer import Consumer
@@ -81,7 +82,10 @@ class Command(BaseCommand):
         except KeyboardInterrupt as exc:
             self.stdout.write(f"Stopped; the next run goes on from the checkpoints.{_notes(exc)}")
             return
-        self.stdout.write(self.style.SUCCESS(f"Caught up: {delivered} record(s) delivered."))
+        caught_up = ngettext(
+            "Caught up: %(n)d record delivered.", "Caught up: %(n)d records delivered.", delivered
+        )
+        self.stdout.write(self.style.SUCCESS(caught_up % {"n": delivered}))
 
 
 def _notes(exc: BaseException) -> str:
