@@ -44,10 +44,13 @@ from django.contrib.admin import helpers
 from django.contrib.admin.utils import display_for_value, flatten_fieldsets, quote, unquote
 from django.core import checks
 from django.core.exceptions import PermissionDenied
+from django.forms import Widget
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import reverse
+from django.utils.html import format_html
 from django.utils.http import urlencode
+from django.utils.safestring import SafeString
 from django.utils.text import capfirst, get_text_list
 from django.utils.translation import ngettext
 
@@ -59,6 +62,7 @@ from .exceptions import (
     QueryError,
     ServiceError,
     StaleObjectError,
+    TableNotFound,
     ValidationError,
 )
 from .models import fields as model_fields
@@ -132,6 +136,25 @@ def _search_field(meta: Options, schema: KeySchema) -> model_fields.Field | None
     terms = [Term(f.name, f.name, f, "exact") for f in schema.partition_fields]
     terms.append(Term(f"{field.name}__begins_with", field.name, field, "begins_with"))
     return None if key_problems(meta, schema, terms) else field
+
+
+class StoredText(Widget):
+    """A field the change form cannot change (a stored item's key, or every field
+    without the change permission), shown as Django's admin shows a read-only
+    field: its text (a choice's label), not an input that looks editable."""
+
+    def __init__(self, field: model_fields.Field) -> None:
+        super().__init__()
+        self.field = field
+
+    def render(
+        self, name: str, value: Any, attrs: Any = None, renderer: Any = None
+    ) -> SafeString:
+        shown = display_for_value(self.field.display(value), "-")
+        return format_html('<div class="readonly">{}</div>', shown)
+
+    def id_for_label(self, id_: str) -> str:
+        return ""  # no input to point a label at
 
 
 class AdminObject:
@@ -522,12 +545,20 @@ class DynamoModelAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
         return HttpResponseRedirect(reverse("admin:index", current_app=self.admin_site.name))
 
     def _unavailable(self, request: HttpRequest, exc: ServiceError) -> TemplateResponse:
-        """DynamoDB could not answer: an admin message on an admin page, never a 500."""
-        self.message_user(request, f"DynamoDB did not answer: {exc}", messages.ERROR)
+        """DynamoDB could not answer: an admin message on an admin page, never a 500.
+        A missing table is said as such, with the command that creates it: trying
+        again in a moment would not help."""
+        missing = isinstance(exc, TableNotFound)
+        said = f"{exc}" if missing else f"DynamoDB did not answer: {exc}"
+        self.message_user(request, said, messages.ERROR)
+        plural = capfirst(self.opts.verbose_name_plural)
         context = {
             **self.admin_site.each_context(request),
             "opts": self.opts,
-            "title": f"{capfirst(self.opts.verbose_name_plural)}: DynamoDB is unavailable",
+            "missing": missing,
+            "title": f"{plural}: the DynamoDB table does not exist"
+            if missing
+            else f"{plural}: DynamoDB is unavailable",
         }
         request.current_app = self.admin_site.name
         return TemplateResponse(request, self.unavailable_template, context, status=503)
@@ -740,6 +771,9 @@ class DynamoModelAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
         if not can_change:
             for field in form.fields.values():
                 field.disabled = True
+        for name, field in form.fields.items():
+            if field.disabled and name in self.meta.fields_by_name:
+                field.widget = StoredText(self.meta.fields_by_name[name])
         admin_form = helpers.AdminForm(form, list(fieldsets), {}, (), model_admin=self)  # type: ignore[arg-type]
         title = "Add %s" if add else ("Change %s" if can_change else "View %s")
         shown = AdminObject(obj) if obj is not None else None

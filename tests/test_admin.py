@@ -358,6 +358,29 @@ def test_dynamodb_errors_are_admin_messages_never_a_500(root: Client, throttle: 
         assert "DynamoDB did not answer" in text(page) and "throttl" in text(page).lower()
 
 
+def test_key_fields_of_a_stored_item_are_text_not_inputs(root: Client) -> None:
+    seed(root)
+    player = Player.objects.using_index("lsi1").filter(team_id="team-001").first()
+    html = root.get(change_url(player)).content.decode()
+    assert f'<div class="readonly">{player.team_id}</div>' in html
+    assert f'<div class="readonly">{player.player_id}</div>' in html
+    assert 'name="team_id"' not in html and 'name="player_id"' not in html
+    assert 'name="player_name"' in html  # the other fields stay inputs
+    added = root.get(PLAYERS + "add/").content.decode()
+    assert 'name="team_id"' in added  # a new item's key is typed in
+
+
+def test_a_missing_table_is_said_with_the_command_that_creates_it(root: Client) -> None:
+    handle = get_handle()
+    handle.call("delete_table", TableName=handle.table_name(Player._meta.table_name))
+    page = root.get(PLAYERS, {"team_id": "team-001"})
+    assert page.status_code == 503
+    shown = text(page)
+    assert "Players: the DynamoDB table does not exist" in shown
+    assert "python manage.py dynamo_migrate" in shown
+    assert "Try again in a moment" not in shown and "did not answer" not in shown
+
+
 class AdminSiteThing(models.Model):
     thing_id = models.IntegerField(partition_key=True)
     blob = models.BinaryField(sort_key=True)
