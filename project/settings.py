@@ -118,6 +118,8 @@ if DEBUG and not TESTING and importlib.util.find_spec("debug_toolbar") is not No
     MIDDLEWARE.insert(0, "debug_toolbar.middleware.DebugToolbarMiddleware")
     INTERNAL_IPS = ["127.0.0.1"]
     DEBUG_TOOLBAR_PANELS = [*PANELS_DEFAULTS, "dynamo_app.contrib.debug_toolbar.RequestsPanel"]
+    # Collapsed to its handle on a first visit, so it covers no link of the page.
+    DEBUG_TOOLBAR_CONFIG = {"SHOW_COLLAPSED": True}
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"

@@ -38,6 +38,13 @@ def test_empty_site_offers_sample_teams(client: Client) -> None:
     assert len(list(TeamEvent.objects.filter(team_id="team-001"))) == 1
 
 
+def test_no_character_of_a_page_needs_an_emoji_font(client: Client) -> None:
+    html = client.get("/").content.decode()
+    symbols = [c for c in html if 0x2600 <= ord(c) <= 0x27BF or ord(c) >= 0x1F000]
+    assert symbols == []  # a browser without an emoji font would show empty boxes
+    assert '<svg class="logo"' in html  # the brand's mark is drawn
+
+
 def test_create_team_and_refuse_a_taken_name(client: Client) -> None:
     response = client.post("/teams/new/", {"name": "Nagoya Owls", "city": "Nagoya"})
     assert response.status_code == 302 and response["Location"] == "/teams/nagoya-owls/"

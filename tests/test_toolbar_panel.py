@@ -61,6 +61,7 @@ def test_the_panel_lists_the_pages_requests_in_the_demo(dynamo_db):
     assert done.returncode == 0, done.stderr
     shown = json.loads(done.stdout.splitlines()[-1])
     assert 'id="djDebug"' in shown["page"] and "RequestsPanel" in shown["page"]
+    assert 'data-default-show="false"' in shown["page"]  # collapsed: it covers no link
     panel = shown["panel"]
     # The team page reads the team, its roster and its events with one Query of the shared
     # Roster table, and bumps its view counter in its own table.
