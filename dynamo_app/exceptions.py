@@ -34,6 +34,7 @@ __all__ = [
     "ItemTooLarge",
     "LoadError",
     "LocalServerError",
+    "MalformedStreamEvent",
     "MigrationTimeout",
     "MissingDependency",
     "ModelDefinitionError",
@@ -401,6 +402,12 @@ class MigrationTimeout(SchemaError):
 class StreamError(DynamoError):
     """A stream record could not be delivered: its table is no streamed model's,
     or its item does not decode as the model's."""
+
+
+class MalformedStreamEvent(StreamError, ValueError):
+    """An event handed to ``lambda_handler`` is not a DynamoDB Streams event: no
+    ``Records``, or a record without its sequence number, change or stream ARN.
+    Nothing of it was delivered; the message names the record and what it lacks."""
 
 
 class ReceiverFailed(StreamError):

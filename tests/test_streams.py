@@ -4,6 +4,7 @@ the Lambda handler, on the local engine's real stream records."""
 from __future__ import annotations
 
 import base64
+import copy
 import json
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -14,7 +15,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from dynamo_app import app_tables, models
-from dynamo_app.exceptions import ModelDefinitionError, ReceiverFailed
+from dynamo_app.exceptions import MalformedStreamEvent, ModelDefinitionError, ReceiverFailed
 from dynamo_app.handle import get_handle
 from dynamo_app.streams import StreamRecord, lambda_handler, receiver, receivers
 from dynamo_app.streams.consumer import Consumer
@@ -395,6 +396,37 @@ def test_lambda_handler_refuses_a_record_of_an_undeclared_table(got):
         "batchItemFailures": [{"itemIdentifier": records[0]["dynamodb"]["SequenceNumber"]}]
     }
     assert got == []
+
+
+def _without(record: dict[str, Any], path: str) -> dict[str, Any]:
+    record = copy.deepcopy(record)
+    *parents, last = path.split(".")
+    inner = record
+    for name in parents:
+        inner = inner[name]
+    del inner[last]
+    return record
+
+
+def test_lambda_handler_refuses_an_event_that_is_not_a_stream_event(got):
+    Sensor.objects.create(site="a", sensor_id=1, label="x")
+    Sensor.objects.create(site="a", sensor_id=2, label="x")
+    good = as_lambda_event(*stream_records(Sensor))["Records"]
+    for event, said in [
+        ({}, r"got a mapping with keys \[\]"),
+        ({"Records": []}, "at least one record"),
+        ({"Records": "x"}, "at least one record"),
+        (["x"], "got a list"),
+        ({"Records": [good[0], "x"]}, "Record 1 .* no 'dynamodb' change"),
+        ({"Records": [good[0], _without(good[1], "dynamodb.SequenceNumber")]}, "SequenceNumber"),
+        ({"Records": [_without(good[0], "dynamodb.Keys")]}, "'Keys'"),
+        ({"Records": [_without(good[0], "eventName")]}, "'eventName'"),
+        ({"Records": [_without(good[0], "eventSourceARN")]}, "stream ARN"),
+        ({"Records": [{**good[0], "eventSourceARN": "arn:x"}]}, "stream ARN"),
+    ]:
+        with pytest.raises(MalformedStreamEvent, match=said):
+            lambda_handler(event, None)
+    assert got == []  # a malformed record anywhere: nothing of the event delivered
 
 
 def test_a_ttl_deletion_is_marked_expired(got):
