@@ -7,8 +7,8 @@ items ``fn`` changed:
 * **Never over a concurrent edit.** A model with a ``VersionField`` is saved
   conditioned on the version read; any other model is updated in the fields
   ``fn`` changed, conditioned on every field still holding the value read.
-  When the item moved in between, nothing is written and the item counts as a
-  conflict (run the backfill again to pick it up).
+  When the item moved in between (or was deleted), nothing is written and the
+  item counts as a conflict (run the backfill again to pick it up).
 * **Exactly once, across kills.** Each segment's position lives in the app's
   checkpoint table (``dynamo_backfill``): the checkpoint moves in the same
   transaction as each item written, and to the page's ``LastEvaluatedKey``
@@ -40,7 +40,13 @@ from . import wire
 from .actions import Action
 from .app_tables import CHECKPOINT_ID, CHECKPOINTS
 from .dumpload import approximate_count, in_threads
-from .exceptions import ConditionFailed, OutcomeUnknown, TableNotFound, UniqueViolation
+from .exceptions import (
+    ConditionFailed,
+    DoesNotExist,
+    OutcomeUnknown,
+    TableNotFound,
+    UniqueViolation,
+)
 from .expressions import Attr, Condition
 from .handle import Handle, get_handle
 from .models import writes
@@ -313,7 +319,7 @@ class _Segment:
         tx.add(self.checkpoints.action(self.segment, writes.item_key(meta, item), counts, False))
         try:
             tx.commit()
-        except (ConditionFailed, UniqueViolation):
+        except (ConditionFailed, UniqueViolation, DoesNotExist):  # DoesNotExist: deleted since
             self.counts.conflicts += 1
         except OutcomeUnknown:
             if not self.checkpoints.records(self.segment, writes.item_key(meta, item), counts):

@@ -88,6 +88,19 @@ def test_a_concurrent_edit_is_a_conflict_never_overwritten(dynamo_db):
     assert backfill.run(Article, slugify, name="again").changed == 1  # a re-run picks it up
 
 
+def test_a_concurrent_delete_is_a_conflict_and_the_run_goes_on(dynamo_db):
+    articles(3)
+
+    def raced(article: Article) -> None:
+        if article.article_id == "a001":  # someone else deletes it after our read
+            Article.objects.get(article_id="a001").delete()
+        slugify(article)
+
+    result = backfill.run(Article, raced)
+    assert (result.seen, result.changed, result.conflicts) == (3, 2, 1)
+    assert sorted(stored()) == ["a000", "a002"]  # not written back
+
+
 @pytest.fixture
 def no_sleep(dynamo_db):
     dynamo_db.retry.sleep = lambda seconds: None
