@@ -17,7 +17,9 @@ Before anything is sent, a statement is read token by token (``prepare``):
   ``a IN [?, ?]``, ``begins_with(a, ?)``, ``contains(a, ?)``, INSERT's
   ``'a': ?``), else by the generic codec (``dynamo_app.wire``).
 * INSERT, UPDATE and DELETE are refused on a model with unique constraints
-  or a VersionField: they would bypass its locks and versions.
+  or a VersionField: they would bypass its locks and versions. Through a model
+  of a shared table they touch only its items: the table key given by
+  parameters its templates render, and an INSERT's entity type its own.
 * A SELECT must have an equality (``=`` or ``IN``) on the partition key of its
   table or index among the AND-ed terms at the top of its WHERE clause, or the
   call must say ``scan=True``: PartiQL turns any other SELECT into a Scan of
@@ -153,6 +155,8 @@ def prepare(
     encoded = [
         _encode(target.model, tokens, i, depth, v) for i, v in zip(slots, params, strict=True)
     ]
+    if kind in ("INSERT", "UPDATE", "DELETE") and meta.shared is not None:
+        _check_own_items(target.model, kind, tokens, slots, depth, encoded)
     if kind == "SELECT" and not scan:
         key = meta.key_schema(target.index).attributes[0]
         if not _has_key_equality(_where(tokens), key):
@@ -340,6 +344,49 @@ def _encode(
         return wire.encode(value)
     except wire.WireError as exc:
         raise QueryError(f"{meta.object_name}: parameter {value!r}: {exc}.") from None
+
+
+def _check_own_items(
+    model: type[Model],
+    kind: str,
+    tokens: list[_Token],
+    slots: list[int],
+    depth: list[int],
+    encoded: list[dict[str, Any]],
+) -> None:
+    """A write through a model of a shared table touches that model's items only: the
+    table key is given by parameters that its templates render (their literal prefixes
+    tell the models of a table apart, dynamo.E117), and an INSERT names its entity
+    type. Else a write through a model without unique constraints could change or
+    delete another model's item and bypass its locks."""
+    meta = model._meta
+    assert meta.shared is not None
+    where = len(tokens) - len(_where(tokens)) if kind != "INSERT" else 0
+    given = {
+        name: value
+        for i, value in zip(slots, encoded, strict=True)
+        if i >= where and (name := _attribute_of(tokens, i, depth)[0]) is not None
+    }
+    wanted = {a: meta.templates[a] for a in meta.key_attributes}
+    for attribute, template in wanted.items():
+        text = given.get(attribute, {}).get("S")
+        owned = text is not None and (
+            text.startswith(template.prefix) if template.slots else text == template.prefix
+        )
+        if not owned:
+            got = "no parameter" if text is None else f"{text[:80]!r}"
+            raise QueryError(
+                f"{meta.object_name} shares table {meta.table_name!r}: a PartiQL {kind} through "
+                f"it may touch only its own items, so it needs {attribute} = ? with a key its "
+                f"template {template.text!r} renders ({got}). Write another model's items "
+                "through that model."
+            )
+    kind_attribute = meta.shared.type_attribute
+    if kind == "INSERT" and given.get(kind_attribute) != {"S": meta.entity}:
+        raise QueryError(
+            f"{meta.object_name} shares table {meta.table_name!r}: a PartiQL INSERT through it "
+            f"needs '{kind_attribute}': ? with the value {meta.entity!r} (the item's model)."
+        )
 
 
 def _where(tokens: list[_Token]) -> list[_Token]:

@@ -473,3 +473,78 @@ def test_writes_that_would_bypass_locks_or_versions_are_refused(dynamo_db, model
             )
     assert requests.total == 0
     assert list(model.objects.partiql(f"SELECT * FROM {{table}} WHERE {key} = ?", ["k"])) == []
+
+
+class PqLeague(models.Table):
+    class Meta:
+        table_name = "pq_league"
+
+
+class PqClub(models.Model):
+    club_id = models.StringField()
+    title = models.StringField(null=True)
+
+    class Meta:
+        table = PqLeague
+        keys = {"pk": "CLUB#{club_id}", "sk": "CLUB"}
+
+
+class PqMember(models.Model):
+    club_id = models.StringField()
+    member_id = models.StringField()
+    number = models.IntegerField()
+
+    class Meta:
+        table = PqLeague
+        keys = {"pk": "CLUB#{club_id}", "sk": "MEMBER#{member_id}"}
+        unique = [models.Unique("number", within="club_id")]
+
+
+@pytest.mark.parametrize(
+    "statement, parameters, said",
+    [
+        (
+            "UPDATE {PqClub} SET title = ? WHERE pk = ? AND sk = ?",
+            ["x", "CLUB#c1", "MEMBER#m1"],
+            "sk = \\? with a key its template 'CLUB' renders \\('MEMBER#m1'\\)",
+        ),
+        (
+            'UPDATE {PqClub} SET "number" = ? WHERE pk = ? AND sk = ?',
+            [7, "CLUB#c1", "MEMBER#m1"],
+            "may touch only its own items",
+        ),
+        ("DELETE FROM {PqClub} WHERE pk = ? AND sk = ?", ["CLUB#c1", "MEMBER#m1"], "'CLUB'"),
+        ("DELETE FROM {PqClub} WHERE pk = ?", ["CLUB#c1"], "sk = \\?.*no parameter"),
+        ("DELETE FROM {PqClub} WHERE pk = ? AND sk = ?", ["TEAM#c1", "CLUB"], "'CLUB#{club_id}'"),
+        (
+            "INSERT INTO {PqClub} VALUE {'pk': ?, 'sk': ?, 'club_id': ?}",
+            ["CLUB#c2", "CLUB", "c2"],
+            "'_type': \\? with the value 'PqClub'",
+        ),
+        (
+            "INSERT INTO {PqClub} VALUE {'pk': ?, 'sk': ?, '_type': ?}",
+            ["CLUB#c2", "CLUB", "PqMember"],
+            "'_type'",
+        ),
+    ],
+)
+def test_a_write_through_a_shared_table_model_touches_its_own_items_only(
+    dynamo_db, statement, parameters, said
+):
+    PqMember.objects.create(club_id="c1", member_id="m1", number=5)
+    with pytest.raises(QueryError, match=f"(?s){said}"):
+        partiql.execute(statement, parameters)
+    stored = PqMember.objects.get(club_id="c1", member_id="m1", consistent=True)
+    assert stored.number == 5 and stored.extra_attributes == {}
+
+
+def test_a_write_through_a_shared_table_model_on_its_own_item_is_sent(dynamo_db):
+    PqClub.objects.create(club_id="c1", title="Old")
+    partiql.execute(
+        "UPDATE {PqClub} SET title = ? WHERE pk = ? AND sk = ?", ["New", "CLUB#c1", "CLUB"]
+    )
+    assert PqClub.objects.get(club_id="c1", consistent=True).title == "New"
+    partiql.prepare(
+        "INSERT INTO {PqClub} VALUE {'pk': ?, 'sk': ?, '_type': ?, 'club_id': ?}",
+        ["CLUB#c2", "CLUB", "PqClub", "c2"],
+    )
