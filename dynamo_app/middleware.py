@@ -66,5 +66,5 @@ def _report(request: HttpRequest, counter: RequestCounter) -> None:
         request.path,
         view,
         counter.summary(),
-        extra={"dynamo_requests": counter},
+        extra={"dynamo_requests": counter.for_log()},
     )

@@ -26,7 +26,7 @@ import logging
 import threading
 from collections import Counter
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from django.utils.translation import ngettext
@@ -119,6 +119,12 @@ class Request:
     def milliseconds(self) -> float:
         return self.seconds * 1000
 
+    def for_log(self) -> Request:
+        """This request as a log record may carry it: its values masked unless
+        LOG_VALUES is on (a JSON formatter or an error tracker ships a record's
+        attributes and arguments, not only its line)."""
+        return self if self.show_values else replace(self, params=masked(self.params))
+
     def shown_params(self) -> dict[str, Any]:
         """The parameters as the log and the panel show them."""
         return self.params if self.show_values else masked(self.params)
@@ -202,6 +208,13 @@ class RequestCounter(Counter[str]):
         known = [r.capacity for r in self.requests if r.capacity is not None]
         return sum(known) if known else None
 
+    def for_log(self) -> RequestCounter:
+        """A copy whose requests are ``Request.for_log()``: for a log record."""
+        copy = RequestCounter()
+        copy.update(self)
+        copy.requests = [r.for_log() for r in self.requests]
+        return copy
+
     def summary(self) -> str:
         """ "3 DynamoDB requests, 4.2 ms, 1.5 capacity units" """
         requests = ngettext("%(n)d DynamoDB request", "%(n)d DynamoDB requests", self.total)
@@ -274,4 +287,6 @@ def sent(
     )
     for counter in counters:
         counter.add(request)
-    logger.debug("%s", request, extra={"dynamo_request": request})
+    if logger.isEnabledFor(logging.DEBUG):
+        logged = request.for_log()
+        logger.debug("%s", logged, extra={"dynamo_request": logged})

@@ -85,6 +85,30 @@ def test_one_line_per_request_with_table_index_time_attempts_and_items(dynamo_db
     assert all(VALUE not in text and '"s1"' not in text for text in lines(request_log.records))
 
 
+def _everything_in(record: logging.LogRecord) -> str:
+    """What a JSON formatter or an error tracker may ship of a record: every
+    attribute and argument, as repr and str."""
+    parts = [repr(record.args), *(str(a) for a in record.args or ())]
+    for value in vars(record).values():
+        parts += [repr(value), str(value)]
+        for inner in getattr(value, "requests", [value]):
+            parts.append(repr(getattr(inner, "params", "")))
+    return " ".join(parts)
+
+
+def test_no_value_in_any_attribute_of_a_record_without_log_values(dynamo_db, request_log):
+    ObsReading.objects.create(sensor="s1", at=1, site="kyoto", note=VALUE)
+    list(ObsReading.objects.using_index("by_site").filter(site="kyoto"))
+    records = [r for r in request_log.records if hasattr(r, "dynamo_request")]
+    assert len(records) == 2
+    for record in records:
+        shipped = _everything_in(record)
+        assert VALUE not in shipped and "kyoto" not in shipped and "'s1'" not in shipped
+    with override_settings(DYNAMO=section(LOG_VALUES=True)):
+        ObsReading.objects.create(sensor="s2", at=1, note=VALUE)
+    assert VALUE in _everything_in(request_log.records[-1])
+
+
 def test_values_are_shown_only_when_log_values_asks(dynamo_db, request_log):
     with override_settings(DYNAMO=section(LOG_VALUES=True)):
         ObsReading.objects.create(sensor="s1", at=1, note=VALUE)
@@ -368,6 +392,16 @@ def test_middleware_reports_each_views_requests_with_concurrent_async_requests(
     found = summaries(request_log.records)
     assert found["/async/2/"].startswith("2 DynamoDB requests, ")
     assert found["/async/5/"].startswith("5 DynamoDB requests, ")
+
+
+@override_settings(**MIDDLEWARE_SETTINGS)
+def test_the_middlewares_record_carries_no_value(dynamo_db, request_log):
+    ObsReading.objects.create(sensor="s1", at=1, note=VALUE)
+    BARRIER["sync"] = threading.Barrier(1)
+    Client().get("/sync/2/")
+    (record,) = [r for r in request_log.records if hasattr(r, "dynamo_requests")]
+    assert record.dynamo_requests.total == 2
+    assert "'s1'" not in _everything_in(record) and VALUE not in _everything_in(record)
 
 
 @override_settings(**MIDDLEWARE_SETTINGS)

@@ -323,6 +323,7 @@ def test_a_collection_page_is_one_query_decoded_per_model_in_sort_order(dynamo_d
     # The coach (not a member) sorts between #TEAM and PLAYER#: kept and reported, not dropped.
     assert [u["sk"]["S"] for u in page.unknown] == ["COACH#c1"]
     assert "entity types: StCoach" in caplog.text
+    assert "t1" not in caplog.text  # a key value: logged only with LOG_VALUES
 
 
 def test_collection_pages_with_cursors_and_reverse_and_keeps_unknown_items(dynamo_db, caplog):

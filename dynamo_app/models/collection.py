@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .. import wire
+from ..conf import MASK
 from ..exceptions import ModelDefinitionError, QueryError
 from ..expressions import Attr, Compiler, all_of
 from ..handle import get_handle
@@ -201,7 +202,9 @@ class Collection:
                 self.name,
                 len(page.unknown),
                 ", ".join(sorted({i.get(kind, {}).get("S", "(none)") for i in page.unknown})),
-                params["ExpressionAttributeValues"][":v0"]["S"],
+                params["ExpressionAttributeValues"][":v0"]["S"]
+                if get_handle().settings.log_values
+                else MASK,  # a key value: in a log only with LOG_VALUES
             )
         last = response.get("LastEvaluatedKey")
         page.next_cursor = cursors.encode(last, query) if last else None
