@@ -26,6 +26,7 @@ MAX_EXPONENT = 125  # adjusted exponent: 9.99..E+125 is the largest magnitude
 MIN_EXPONENT = -130
 _INT_FAST_LIMIT = 10**MAX_DIGITS
 _INT_FAST_FLOOR = -_INT_FAST_LIMIT  # a constant: ``-_INT_FAST_LIMIT`` builds the number anew
+_INT_BITS = (10 ** (MAX_EXPONENT + 1)).bit_length()  # no integer this wide is in range
 
 
 class WireError(ValueError):
@@ -37,6 +38,11 @@ def number_text(value: int | Decimal | float) -> str:
     if type(value) is int:
         if _INT_FAST_FLOOR < value < _INT_FAST_LIMIT:
             return str(value)
+        if value.bit_length() > _INT_BITS:  # before any text of it (Python caps that, too)
+            raise WireError(
+                f"an integer of about {int(value.bit_length() * 0.30103)} digits is outside "
+                "DynamoDB's range (1E-130 to 9.9E+125)"
+            )
         return _decimal_text(Decimal(value))
     if isinstance(value, bool):
         raise WireError("a boolean is not a number")
@@ -66,6 +72,15 @@ def _decimal_text(value: Decimal) -> str:
     if exponent > MAX_EXPONENT or exponent < MIN_EXPONENT:
         raise WireError(f"{value} is outside DynamoDB's range (1E-130 to 9.9E+125)")
     return str(value)
+
+
+def shown(value: Any) -> str:
+    """``repr(value)`` for a message; a value holding an integer too long for Python
+    to write as text (over 4,300 digits by default) is described instead."""
+    try:
+        return repr(value)
+    except ValueError:
+        return f"<a {type(value).__name__} holding an integer too long to write out>"
 
 
 def parse_number(text: str) -> int | Decimal:

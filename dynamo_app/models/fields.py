@@ -204,7 +204,7 @@ class Field:
     # --- the codec
 
     def invalid(self, value: Any, expected: str | None = None) -> ValidationError:
-        shown = repr(value)
+        shown = wire.shown(value)
         if len(shown) > 80:
             shown = shown[:77] + "..."
         model = self.model.__name__ if self.model is not None else ""

@@ -5,6 +5,7 @@ back as text, and a number field's limits read from its validators."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
@@ -12,6 +13,8 @@ from typing import Any
 from django import forms
 from django.core import validators
 from django.core.exceptions import ValidationError as DjangoValidationError
+
+from .. import wire
 
 
 class SetField(forms.Field):
@@ -59,10 +62,45 @@ class ExactJSONEncoder(json.JSONEncoder):
 
 
 class ExactJSONDecoder(json.JSONDecoder):
-    """Reads numbers with a point as ``Decimal`` (DynamoDB keeps them exactly)."""
+    """Reads numbers with a point as ``Decimal`` (DynamoDB keeps them exactly), and
+    refuses text too costly to parse before parsing it (``json_problem``): Django's
+    JSON form field then shows it again as typed, with its "Enter a valid JSON." error."""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(parse_float=Decimal, **kwargs)
+
+    def decode(self, s: str, *args: Any, **kwargs: Any) -> Any:
+        problem = json_problem(s)
+        if problem is not None:
+            raise json.JSONDecodeError(problem, s, 0)
+        return super().decode(s, *args, **kwargs)
+
+
+# The longest run of digits a number DynamoDB holds needs when written out in full
+# (1E-130 is "0." and 130 digits); a longer one is refused before it is parsed.
+MAX_NUMBER_DIGITS = 200
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+_LONG_NUMBER = re.compile(rf"\d{{{MAX_NUMBER_DIGITS + 1},}}")
+_BRACKETS = re.compile(r"[\[\]{}]")
+
+
+def json_problem(text: str) -> str | None:
+    """What makes ``text`` too costly to parse, read before parsing it: maps and lists
+    nested deeper than DynamoDB stores (a deep enough one would exhaust Python's
+    stack), or a number longer than any DynamoDB holds (Python refuses to read an
+    integer of over 4,300 digits)."""
+    bare = _JSON_STRING.sub('""', text)  # brackets and digits inside strings are text
+    if _LONG_NUMBER.search(bare):
+        return (
+            f"a number is written with more than {MAX_NUMBER_DIGITS} digits; DynamoDB keeps "
+            f"at most {wire.MAX_DIGITS} significant digits"
+        )
+    depth = 0
+    for bracket in _BRACKETS.findall(bare):
+        depth += 1 if bracket in "[{" else -1
+        if depth > wire.MAX_NESTING + 1:
+            return f"maps and lists nest more than {wire.MAX_NESTING + 1} levels deep"
+    return None
 
 
 JSON_OPTIONS = {
