@@ -165,6 +165,59 @@ def test_a_failed_or_abandoned_transaction_sends_no_post_signal(dynamo_db, sent)
     assert [s.title for s in Song.objects.filter(album="c")] == ["Taken"]
 
 
+@pytest.fixture
+def raising_then_recording():
+    """A post_save receiver that raises for the song 'A', connected before one that records."""
+    heard = []
+
+    def refuse_a(sender, instance, **kwargs):
+        if instance.title == "A":
+            raise ValueError("refused A")
+
+    def record(sender, instance, **kwargs):
+        heard.append(instance.title)
+
+    for uid, receiver in (("raise", refuse_a), ("record", record)):
+        signals.post_save.connect(receiver, sender=Song, weak=False, dispatch_uid=uid)
+    yield heard
+    for uid in ("raise", "record"):
+        signals.post_save.disconnect(sender=Song, dispatch_uid=uid)
+
+
+def test_a_raising_receiver_stops_no_other_after_a_committed_transaction(
+    dynamo_db, raising_then_recording
+):
+    with pytest.raises(ValueError, match="refused A"), dynamo_app.transaction() as tx:
+        for title in ("A", "B", "C"):
+            tx.create(Song(album="r", title=title))
+    assert raising_then_recording == ["A", "B", "C"]  # every receiver, every committed write
+    assert [s.title for s in Song.objects.filter(album="r")] == ["A", "B", "C"]
+
+
+def test_a_raising_receiver_stops_no_other_after_a_single_write(dynamo_db, raising_then_recording):
+    with pytest.raises(ValueError, match="refused A") as error:
+        Song.objects.create(album="r", title="A")
+    assert raising_then_recording == ["A"]  # the receiver after the raising one ran
+    assert Song.objects.get(album="r", title="A")  # written: only the receiver failed
+    assert not hasattr(error.value, "__notes__")
+
+
+def test_every_raising_receiver_is_reported_once_all_have_run(dynamo_db, raising_then_recording):
+    def refuse_b(sender, instance, **kwargs):
+        if instance.title == "B":
+            raise KeyError("refused B")
+
+    signals.post_save.connect(refuse_b, sender=Song, weak=False, dispatch_uid="raise-b")
+    try:
+        with pytest.raises(ValueError, match="refused A") as error, dynamo_app.transaction() as tx:
+            for title in ("A", "B"):
+                tx.create(Song(album="r", title=title))
+    finally:
+        signals.post_save.disconnect(sender=Song, dispatch_uid="raise-b")
+    assert error.value.__notes__ == ["Another post_* receiver raised, too: KeyError('refused B')"]
+    assert raising_then_recording == ["A", "B"]
+
+
 def test_bulk_operations_send_no_signals(dynamo_db, sent):
     songs = [Song(album="d", title=f"T{i}", catalog=100 + i) for i in range(3)]
     Song.objects.bulk_save(songs)

@@ -264,7 +264,9 @@ class Model(metaclass=ModelBase):
                 condition=condition,
                 idempotency_key=idempotency_key,
             )
-            signals.post_save.send(type(self), instance=self, created=False, update_fields=names)
+            signals.send_after_write(
+                [(signals.post_save, self, {"created": False, "update_fields": names})]
+            )
             return
         created = force_insert or self._state.stored is None
         signals.pre_save.send(type(self), instance=self, update_fields=None)
@@ -273,7 +275,9 @@ class Model(metaclass=ModelBase):
         else:
             actions = writes.save_actions(self, condition)
         writes.send(actions, idempotency_key=idempotency_key)
-        signals.post_save.send(type(self), instance=self, created=created, update_fields=None)
+        signals.send_after_write(
+            [(signals.post_save, self, {"created": created, "update_fields": None})]
+        )
 
     def update(
         self,
@@ -317,8 +321,8 @@ class Model(metaclass=ModelBase):
             defaults=defaults,
             idempotency_key=idempotency_key,
         )
-        signals.post_save.send(
-            type(self), instance=self, created=False, update_fields=update_fields
+        signals.send_after_write(
+            [(signals.post_save, self, {"created": False, "update_fields": update_fields})]
         )
         return {name: self.__dict__[name] for name in names}
 
@@ -352,7 +356,7 @@ class Model(metaclass=ModelBase):
         Sends ``pre_delete`` and ``post_delete`` (see ``dynamo_app.signals``)."""
         signals.pre_delete.send(type(self), instance=self)
         writes.send(writes.delete_actions(self, condition), idempotency_key=idempotency_key)
-        signals.post_delete.send(type(self), instance=self)
+        signals.send_after_write([(signals.post_delete, self, {})])
 
     def refresh_from_db(self, *, consistent: bool = True) -> None:
         """Reload every attribute from the table (one strongly consistent GetItem)."""

@@ -246,8 +246,8 @@ class Manager(Generic[M]):
             )
             raise lost
         obj: M = meta.decode(item)  # type: ignore[assignment]
-        signals.post_save.send(
-            self.model, instance=obj, created=False, update_fields=frozenset(changes)
+        signals.send_after_write(
+            [(signals.post_save, obj, {"created": False, "update_fields": frozenset(changes)})]
         )
         return obj
 

@@ -727,8 +727,7 @@ class ModelTransaction(Transaction):
 
     def commit(self) -> None:
         super().commit()
-        for signal, obj, arguments in self.after_commit:
-            signal.send(type(obj), instance=obj, **arguments)
+        signals.send_after_write(self.after_commit)
 
 
 def transaction(*, idempotency_key: str | None = None) -> TransactionBlock[ModelTransaction]:
