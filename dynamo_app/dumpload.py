@@ -36,11 +36,15 @@ from typing import TYPE_CHECKING, Any, TextIO, cast
 from django.core.exceptions import NON_FIELD_ERRORS
 from django.utils.translation import ngettext
 
+from . import wire
 from .actions import Action
 from .exceptions import (
     AlreadyExists,
+    BatchIncomplete,
+    BatchOutcomeUnknown,
     DynamoError,
     LoadError,
+    OutcomeUnknown,
     TransactionCanceled,
     UniqueViolation,
     ValidationError,
@@ -253,6 +257,18 @@ def _load(
     return result
 
 
+@dataclass
+class _Account:
+    """The lines of the batch being written: those known written, those being sent."""
+
+    written: list[int] = field(default_factory=list)
+    sending: list[int] = field(default_factory=list)
+
+    def sent(self) -> None:
+        self.written += self.sending
+        self.sending = []
+
+
 class _Loader:
     """Writes checked lines in file order, a batch of one model at a time, so a
     load that stops can say exactly which lines are loaded."""
@@ -281,8 +297,9 @@ class _Loader:
             return
         result = self.result
         first, last = batch[0][0], batch[-1][0]
+        account = _Account()
         try:
-            for number, problem in _write(self.model, batch, result):
+            for number, problem in _write(self.model, batch, result, account):
                 if not self.skip_invalid:
                     raise LoadError(
                         f"{self.source} line {number}: {problem} It was not written, nor was "
@@ -297,8 +314,8 @@ class _Loader:
         except DynamoError as exc:
             raise LoadError(
                 f"{self.source}: writing lines {first}-{last} ({self.model.__name__}) failed: "
-                f"{exc} The lines before line {first} are loaded ({self.done()}); lines "
-                f"{first}-{last} are not known to be; no line after {last} was sent. Run the "
+                f"{exc} The lines before line {first} are loaded ({self.done()}); "
+                f"{_accounted(batch, account, exc)}; no line after {last} was sent. Run the "
                 "load again to finish it: the items already loaded are recognised.",
                 line=first,
             ) from exc
@@ -307,6 +324,42 @@ class _Loader:
 
     def done(self) -> str:
         return f"{self.result.loaded:,} written, {self.result.present:,} found already there"
+
+
+def _accounted(batch: list[Numbered], account: _Account, exc: DynamoError) -> str:
+    """Which lines of a batch that failed with ``exc`` are loaded, may be, and are not."""
+    key_lines = [(obj.key, number) for number, obj in batch]
+    written, unknown = set(account.written), set(account.sending)
+    if isinstance(exc, BatchOutcomeUnknown):  # a bulk_save: it says which keys are which
+        written |= {n for key, n in key_lines if key in exc.written}
+        unknown = {n for key, n in key_lines if key in exc.unknown}
+    elif isinstance(exc, BatchIncomplete):  # a bulk_save: the rest were written
+        written |= {n for key, n in key_lines if key not in exc.unprocessed}
+        unknown = set()
+    elif not isinstance(exc, OutcomeUnknown):
+        unknown = set()  # refused: the request being sent wrote nothing
+    rest = [n for n, _ in batch if n not in written | unknown]
+    parts = [
+        f"{what} {_lines(numbers)}"
+        for what, numbers in (
+            ("loaded: lines", sorted(written)),
+            ("not known to be loaded (an answer was lost): lines", sorted(unknown)),
+            ("not loaded: lines", rest),
+        )
+        if numbers
+    ]
+    return "; ".join(parts)
+
+
+def _lines(numbers: list[int]) -> str:
+    """``[1, 2, 3, 7]`` -> ``"1-3, 7"``."""
+    runs: list[list[int]] = []
+    for n in numbers:
+        if runs and n == runs[-1][1] + 1:
+            runs[-1][1] = n
+        else:
+            runs.append([n, n])
+    return ", ".join(f"{a}-{b}" if a != b else str(a) for a, b in runs)
 
 
 def _numbered(lines: Iterable[str]) -> Iterator[tuple[int, str]]:
@@ -385,7 +438,7 @@ def _parse(text: str, models: dict[str, type[Model]]) -> tuple[type[Model], Mode
     extra = line.get("extra") or {}
     if not isinstance(extra, dict):
         raise ValueError('"extra" must map attribute names to DynamoDB JSON')
-    wire_extra = {name: wire_from_json(value) for name, value in extra.items()}
+    wire_extra = {name: _checked(name, wire_from_json(value)) for name, value in extra.items()}
     declared = set(model._meta.fields_by_db_name)
     if declared & set(wire_extra):
         clash = sorted(declared & set(wire_extra))
@@ -403,19 +456,32 @@ def _parse(text: str, models: dict[str, type[Model]]) -> tuple[type[Model], Mode
     return model, obj
 
 
+def _checked(name: str, value: dict[str, Any]) -> dict[str, Any]:
+    """An undeclared attribute's wire value, as DynamoDB would take it: read and written
+    again (a number's text, a set's members, nesting), else ``ValueError`` naming it."""
+    try:
+        wire.encode(wire.decode(value))
+    except (ValueError, ArithmeticError, TypeError) as exc:
+        raise ValueError(f'"extra" attribute {name!r} holds {value!r}: {exc}') from None
+    return value
+
+
 def _guarded(model: type[Model]) -> bool:
     """Whether a write of this model must carry conditions (locks, versions)."""
     return bool(model._meta.unique) or model._meta.version is not None
 
 
 def _write(
-    model: type[Model], batch: list[Numbered], result: LoadResult
+    model: type[Model], batch: list[Numbered], result: LoadResult, account: _Account
 ) -> Iterator[tuple[int, str]]:
-    """Write one batch; yield ``(line number, problem)`` for each line refused."""
+    """Write one batch; yield ``(line number, problem)`` for each line refused.
+    ``account`` follows which lines are written and which are being sent."""
     if not batch:
         return
     if not _guarded(model):
+        account.sending = [number for number, _ in batch]
         model.objects.bulk_save(obj for _, obj in batch)  # a put overwrites: repeatable
+        account.sent()
         result.loaded += len(batch)
         return
     plans = [(number, obj, _restore_actions(obj)) for number, obj in batch]
@@ -423,15 +489,20 @@ def _write(
         tx = Transaction()
         for _, _, actions in group:
             tx.extend(actions)
+        account.sending = [number for number, _, _ in group]
         try:
             tx.commit()
         except (TransactionCanceled, AlreadyExists, UniqueViolation):
             # One of them is already there (a resumed load) or refused: one by one.
             for number, obj, actions in group:
+                account.sending = [number]
                 problem = _restore_one(obj, actions, result)
                 if problem is not None:
+                    account.sending = []
                     yield number, problem
+                account.sent()
             continue
+        account.sent()
         result.loaded += len(group)
 
 

@@ -264,10 +264,38 @@ def test_a_load_stopped_by_throttling_says_which_lines_are_loaded(dynamo_db):
     assert "notes.jsonl: writing lines 101-150 (Note) failed" in message
     assert "still unprocessed after 5 rounds" in message
     assert "The lines before line 101 are loaded (100 written, 0 found already there)" in message
-    assert "lines 101-150 are not known to be; no line after 150 was sent" in message
+    assert "not loaded: lines 101-150; no line after 150 was sent" in message
     assert len(list(Note.objects.scan())) == 100
     assert load(lines).loaded == 150  # run again: whole-item puts, the same items
     assert len(list(Note.objects.scan())) == 150
+
+
+def test_a_load_stopped_mid_batch_names_the_lines_written_and_not(dynamo_db):
+    dynamo_db.retry.sleep = lambda seconds: None
+    lines = [json.dumps(record(Note(note_id=f"n{i:03d}", body="b"))) for i in range(150)]
+    with Unprocessed(after=5), pytest.raises(LoadError) as error:  # lines 1-125 go through
+        load(lines, source="notes.jsonl")
+    message = str(error.value)
+    assert "loaded: lines 101-125; not loaded: lines 126-150; no line after 150" in message
+    stored = sorted(n.note_id for n in Note.objects.scan())
+    assert stored == [f"n{i:03d}" for i in range(125)]
+
+
+def test_an_undeclared_attribute_is_checked_too_and_a_bad_one_loads_nothing(dynamo_db):
+    lines = [json.dumps(record(Note(note_id=f"n{i:02d}", body="b"))) for i in range(31)]
+    bad = json.loads(lines[25])
+    bad["extra"] = {"legacy": {"N": "abc"}}
+    lines[25] = json.dumps(bad)
+    nested = json.loads(lines[27])
+    nested["extra"] = {"tags": {"NS": []}}
+    lines[27] = json.dumps(nested)
+    with pytest.raises(LoadError) as error:
+        load(lines)
+    message = str(error.value)
+    assert "2 line(s) cannot be loaded, so nothing was written" in message
+    assert "line 26: \"extra\" attribute 'legacy' holds {'N': 'abc'}" in message
+    assert "line 28: \"extra\" attribute 'tags'" in message
+    assert list(Note.objects.scan()) == []
 
 
 def test_a_lost_answer_mid_load_is_loaded_not_found_already_there(dynamo_db):
