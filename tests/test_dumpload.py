@@ -292,7 +292,7 @@ def test_an_undeclared_attribute_is_checked_too_and_a_bad_one_loads_nothing(dyna
     with pytest.raises(LoadError) as error:
         load(lines)
     message = str(error.value)
-    assert "2 line(s) cannot be loaded, so nothing was written" in message
+    assert "2 lines cannot be loaded, so nothing was written" in message
     assert "line 26: \"extra\" attribute 'legacy' holds {'N': 'abc'}" in message
     assert "line 28: \"extra\" attribute 'tags'" in message
     assert list(Note.objects.scan()) == []
