@@ -10,7 +10,12 @@ from dynamo_app.testing import count_requests
 class KrRoster(models.Table):
     class Meta:
         table_name = "kr_roster"
-        indexes = [models.GlobalIndex("gsi1", partition_key="gsi1pk", sort_key="gsi1sk")]
+        indexes = [
+            models.GlobalIndex("gsi1", partition_key="gsi1pk", sort_key="gsi1sk"),
+            models.GlobalIndex(
+                "gsi2", partition_key="gsi2pk", sort_key="gsi2sk", projection="KEYS_ONLY"
+            ),
+        ]
 
 
 class KrShift(models.Model):
@@ -26,6 +31,8 @@ class KrShift(models.Model):
             "sk": "SHIFT#{day}#{slot}",
             "gsi1pk": "WORKER#{worker}",
             "gsi1sk": "DAY#{day}#{slot}",
+            "gsi2pk": "WORKER#{worker}",
+            "gsi2sk": "DAY#{day}#{slot}",
         }
 
 
@@ -88,6 +95,9 @@ def test_a_partition_of_two_fields_and_index_keys_follow_the_same_rule(dynamo_db
     KrShift(team_id="t2", day="mon", slot="am#x", worker="w").save()
     by_worker = KrShift.objects.using_index("gsi1").filter(worker="w", day="mon")
     assert [s.team_id for s in by_worker] == ["t2"]
+    # An index that does not project the field: no filter on it (it would drop every item).
+    keys_only = KrShift.objects.using_index("gsi2").filter(worker="w", day="mon")
+    assert [s._state.stored["sk"]["S"] for s in keys_only] == ["SHIFT#mon#am#x"]
 
 
 def test_values_without_those_characters_keep_their_stored_keys(dynamo_db):

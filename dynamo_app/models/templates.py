@@ -258,8 +258,9 @@ def key_condition(
     this model's items only. ``gt``/``lt`` become the inclusive range that
     DynamoDB's one sort-key condition allows, and the filter (on the field's own
     attribute, which every item also stores) drops the bound itself. An exact value
-    of a delimited field is filtered on too: an item whose key was rendered before
-    values were escaped may match the key text, never the field.
+    of a delimited field is filtered on too (where the index holds the field): an
+    item whose key was rendered before values were escaped may match the key text,
+    never the field.
     """
     fields, name = meta.fields_by_name, meta.object_name
     values = {path: value for path, lookup, value in key if lookup == "exact"}
@@ -294,12 +295,15 @@ def key_condition(
                 conditions.append(at.between(prefix, full(value)))
             if lookup in ("gt", "lt"):
                 after = LOOKUPS[lookup](Attr(path), value)
+    projection = schema.projection
     delimited = [
         Attr(n) == values[n]
         for t in (partition, sort)
         if t is not None
         for n in t.delimited_names
+        # an index that does not hold the field cannot filter on it (nothing would match)
         if n in values
+        and (projection == "ALL" or (n in projection or fields[n].db_name in projection))
     ]
     if after is not None:
         delimited.append(after)
