@@ -18,7 +18,7 @@ class Command(shell.Command):
     def get_auto_imports(self) -> list[str]:
         ours = [
             f"{model.__module__}.{model.__name__}"
-            for model in registered_models()
+            for model in reversed(registered_models())  # the first of a name wins, as in Django
             if model.__qualname__ == model.__name__  # importable by its module path
         ]
         return [*ours, *(super().get_auto_imports() or ())]
