@@ -232,14 +232,14 @@ def _load(
         else:
             good += 1
     if problems and not skip_invalid:
-        shown = "; ".join(f"line {n}: {problem}" for n, problem in problems[:SHOWN])
-        more = f"; and {len(problems) - SHOWN} more" if len(problems) > SHOWN else ""
+        shown = " ".join(f"line {n}: {problem}" for n, problem in problems[:SHOWN])
+        more = f" And {len(problems) - SHOWN} more." if len(problems) > SHOWN else ""
         cannot = ngettext(
             "%(n)d line cannot be loaded", "%(n)d lines cannot be loaded", len(problems)
         ) % {"n": len(problems)}
         raise LoadError(
             f"{source}: {cannot}, so nothing was written. "
-            f"{shown}{more}. Fix them, or pass --skip-invalid to load the other lines.",
+            f"{shown}{more} Fix them, or pass --skip-invalid to load the other lines.",
             line=problems[0][0],
             problems=problems,
         )
@@ -411,8 +411,8 @@ def _problem(exc: Exception) -> str:
         parts = []
         for name, errors in exc.error_dict.items():
             where = "" if name == NON_FIELD_ERRORS else f"field {name}: "
-            parts.append(where + " ".join(m for e in errors for m in e.messages))
-        text = "; ".join(parts)
+            parts.append(where + " ".join(m for e in errors for m in e.messages).rstrip("."))
+        text = "; ".join(parts)  # "field a: Enter a valid email address; field b: ..."
     elif isinstance(exc, ValidationError):
         text = str(exc.messages[0])
     else:

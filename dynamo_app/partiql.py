@@ -36,6 +36,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
+from django.utils.translation import ngettext
+
 from . import wire
 from .exceptions import QueryError
 from .handle import get_handle
@@ -146,9 +148,11 @@ def prepare(
     params = list(parameters)
     slots = [i for i, t in enumerate(tokens) if t.kind == "param"]
     if len(slots) != len(params):
+        slot_text = ngettext("%(n)d parameter", "%(n)d parameters", len(slots))
+        given = ngettext("%(n)d value was given", "%(n)d values were given", len(params))
         raise QueryError(
-            f"PartiQL statement has {len(slots)} parameter(s) (?) but {len(params)} value(s) "
-            f"were given: {text!r}"
+            f"PartiQL statement has {slot_text % {'n': len(slots)}} (?) but "
+            f"{given % {'n': len(params)}}: {text!r}"
         )
     _refuse_literals(tokens, text)
     depth = _struct_depths(tokens)

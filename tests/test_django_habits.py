@@ -182,6 +182,13 @@ def test_an_invalid_cursor_is_still_a_query_error(dynamo_db: Any) -> None:
 def test_the_shell_imports_the_dynamodb_models_beside_the_orm_ones(capsys: Any) -> None:
     from django.core.management import call_command
 
-    # Which Player comes first depends on the models other tests in this process declared.
-    call_command("shell", command="print(Player.__name__, Gig._meta.label, User.__name__)")
-    assert "Player tests.test_django_habits.Gig User" in capsys.readouterr().out
+    call_command("shell", command="print(TeamEvent._meta.label, Gig._meta.label, User.__name__)")
+    said = capsys.readouterr().out
+    assert "project.roster.models.TeamEvent tests.test_django_habits.Gig User" in said
+
+
+def test_counted_words_agree_with_their_count() -> None:
+    with pytest.raises(TypeError, match=r"Gig\(\) got unexpected field: nope\. Fields:"):
+        Gig(venue="v", starts=1, nope=1)
+    with pytest.raises(TypeError, match=r"got unexpected fields: nope, other\."):
+        Gig(venue="v", starts=1, nope=1, other=2)

@@ -193,6 +193,7 @@ def test_an_invalid_file_loads_nothing_and_names_every_bad_line_and_field(dynamo
     message = str(error.value)
     assert "3 lines cannot be loaded, so nothing was written" in message
     assert "line 2: field stars: Ensure this value is less than or equal to 5." in message
+    assert ".;" not in message and ".." not in message  # one full stop per sentence
     assert "line 3: field kind: Value 'song' is not a valid choice." in message
     assert "line 4: field text: A low rating needs a text." in message
     path = tmp_path / "reviews.jsonl"

@@ -17,6 +17,8 @@ from collections.abc import Collection, Iterator
 from functools import partialmethod
 from typing import Any, ClassVar, Self, cast
 
+from django.utils.translation import ngettext
+
 from .. import app_tables, exceptions, signals, wire
 from ..conf import require_installed
 from ..exceptions import ModelDefinitionError
@@ -141,8 +143,9 @@ class Model(metaclass=ModelBase):
             else:
                 attrs[field.name] = field.missing()
         if values:
+            unexpected = ngettext("unexpected field", "unexpected fields", len(values))
             raise TypeError(
-                f"{type(self).__name__}() got unexpected field(s): {', '.join(sorted(values))}. "
+                f"{type(self).__name__}() got {unexpected}: {', '.join(sorted(values))}. "
                 f"Fields: {', '.join(f.name for f in self._meta.fields)}."
             )
         attrs["_state"] = ItemState()

@@ -20,6 +20,8 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from django.utils.translation import ngettext
+
 from ..actions import Action
 from ..exceptions import (
     BatchIncomplete,
@@ -122,9 +124,10 @@ class _Progress:
         """The request being sent may or may not have written its items."""
         unknown = [self.keys[k] for k in self.sending]
         unprocessed = [self.keys[k] for k in self._not_sent()]
+        attempts = ngettext("%(n)d attempt", "%(n)d attempts", exc.attempts) % {"n": exc.attempts}
         return BatchOutcomeUnknown(
             f"{self._done()}; the next {what} may or may not have written its {len(unknown)} "
-            f"(its answer was lost: {exc.operation} after {exc.attempts} attempt(s), see "
+            f"(its answer was lost: {exc.operation} after {attempts}, see "
             f"__cause__); the {len(unprocessed)} after it were not sent. Unknown (in .unknown): "
             f"{_listed(unknown)}; not written (in .unprocessed): {_listed(unprocessed)}. Read "
             "the unknown ones (consistent=True) before writing them again.",
@@ -149,8 +152,9 @@ def bulk_get(model: type[M], keys: Iterable[Any], *, consistent: bool = False) -
 
     def incomplete(remainder: dict[str, Any], rounds: int) -> BatchIncomplete:
         keys = [meta.key_values(e) for e in _entries(remainder)]
+        left = ngettext("%(n)d key", "%(n)d keys", len(keys)) % {"n": len(keys)}
         return BatchIncomplete(
-            f"batch_get_item on {meta.object_name}: {len(keys)} key(s) still unprocessed after "
+            f"batch_get_item on {meta.object_name}: {left} still unprocessed after "
             f"{rounds} rounds without progress (DynamoDB was throttling); nothing is returned. "
             f"Not read: {_listed(keys)}",
             unprocessed=keys,

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from django.core.exceptions import NON_FIELD_ERRORS
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.utils.text import capfirst, get_text_list
+from django.utils.translation import ngettext
 
 from ..app_tables import LOCK_ID
 from ..exceptions import BatchIncomplete, QueryError, ValidationError
@@ -153,6 +154,11 @@ def _read(locks: list[str]) -> list[dict[str, Any]]:
 def _incomplete(request: dict[str, Any], rounds: int) -> Exception:
     keys = [key for entry in request.values() for key in entry["Keys"]]
     return BatchIncomplete(
-        f"validate_unique(): DynamoDB left {len(keys)} lock(s) unread after {rounds} rounds.",
+        ngettext(
+            "validate_unique(): DynamoDB left %(n)d lock unread after %(rounds)d rounds.",
+            "validate_unique(): DynamoDB left %(n)d locks unread after %(rounds)d rounds.",
+            len(keys),
+        )
+        % {"n": len(keys), "rounds": rounds},
         unprocessed=keys,
     )
