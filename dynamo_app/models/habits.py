@@ -63,7 +63,7 @@ def orm_method(
         fix = (
             "it is a Django ORM queryset method; a DynamoDB query has filter(), where(), "
             "order_by() on the sort key, limit(), only(), first(), exists(), count() and "
-            "page() (see the README, Queries)"
+            "page() (see docs/reference/models.md, Queries)"
         )
     where = f"{label}.objects" if owner == "objects" else f"A query of {label}"
     return NotSupported(f"{where} has no {name}(): {fix}.")
