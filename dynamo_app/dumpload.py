@@ -446,7 +446,8 @@ def _parse(text: str, models: dict[str, type[Model]]) -> tuple[type[Model], Mode
     fields = model._meta.fields_by_name
     unknown = [name for name in line["fields"] if name not in fields]
     if unknown:
-        raise ValueError(f"{model.__name__} has no field(s) {unknown}")
+        fields_text = ngettext("field", "fields", len(unknown))
+        raise ValueError(f"{model.__name__} has no {fields_text} {', '.join(unknown)}")
     values = {name: value_from_json(fields[name], v) for name, v in line["fields"].items()}
     obj = model(**values)
     obj._state.extra = wire_extra

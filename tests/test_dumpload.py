@@ -176,6 +176,13 @@ def review(review_id, stars, kind="book", text=None):
     return json.dumps(record(Review(review_id=review_id, stars=stars, kind=kind, text=text)))
 
 
+def test_a_line_naming_an_unknown_field_says_which_in_the_singular(dynamo_db):
+    line = json.loads(review("r1", 4))
+    line["fields"]["mood"] = "happy"
+    with pytest.raises(LoadError, match=r"line 1: Review has no field mood\. Fix"):
+        load([json.dumps(line)])
+
+
 def test_an_invalid_file_loads_nothing_and_names_every_bad_line_and_field(dynamo_db, tmp_path):
     """full_clean() on every line first (validators, choices, the model's clean()):
     before, these lines were stored as they were."""
