@@ -346,7 +346,7 @@ def test_collection_pages_with_cursors_and_reverse_and_keeps_unknown_items(dynam
                 break
     assert n["Query"] == pages == n.total
     assert seen == ["p3", "p2", "p1", "p0", "team", "GHOST#1"]  # the last page: team, ghost
-    assert "of no member model (entity types: Ghost)" in caplog.text
+    assert "read 1 item of no member model (entity types: Ghost)" in caplog.text
     from dynamo_app.exceptions import InvalidCursor
 
     first = TeamPage.page(team_id="t1", size=1)

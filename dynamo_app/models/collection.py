@@ -19,6 +19,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from django.utils.translation import ngettext
+
 from .. import wire
 from ..conf import MASK
 from ..exceptions import ModelDefinitionError, QueryError
@@ -197,14 +199,23 @@ class Collection:
                 page.items.append(model._meta.decode(item, partial=partial))
         if page.unknown:
             logger.warning(
-                "Collection %r read %d item(s) of no member model (entity types: %s) in "
-                "partition %r; kept in page.unknown.",
-                self.name,
-                len(page.unknown),
-                ", ".join(sorted({i.get(kind, {}).get("S", "(none)") for i in page.unknown})),
-                params["ExpressionAttributeValues"][":v0"]["S"]
-                if get_handle().settings.log_values
-                else MASK,  # a key value: in a log only with LOG_VALUES
+                ngettext(
+                    "Collection %(name)r read %(n)d item of no member model (entity types: "
+                    "%(types)s) in partition %(partition)r; kept in page.unknown.",
+                    "Collection %(name)r read %(n)d items of no member model (entity types: "
+                    "%(types)s) in partition %(partition)r; kept in page.unknown.",
+                    len(page.unknown),
+                ),
+                {
+                    "name": self.name,
+                    "n": len(page.unknown),
+                    "types": ", ".join(
+                        sorted({i.get(kind, {}).get("S", "(none)") for i in page.unknown})
+                    ),
+                    "partition": params["ExpressionAttributeValues"][":v0"]["S"]
+                    if get_handle().settings.log_values
+                    else MASK,  # a key value: in a log only with LOG_VALUES
+                },
             )
         last = response.get("LastEvaluatedKey")
         page.next_cursor = cursors.encode(last, query) if last else None

@@ -23,6 +23,8 @@ from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
+from django.utils.translation import ngettext
+
 from ..exceptions import QueryError
 from ..expressions import (
     KEY_LOOKUPS,
@@ -396,14 +398,22 @@ class QuerySet(Generic[M]):
             others = sorted(
                 {str(i[kind].get("S", i[kind])) for i in items if i.get(kind, own) != own}
             )
+            skipped = len(items) - len(kept)
             logger.warning(
-                "%s query of table %r%s read %d item(s) of other entity types (%s), written by "
-                "other code in its key range: skipped.",
-                meta.object_name,
-                meta.table_name,
-                f" (index {self._index!r})" if self._index else "",
-                len(items) - len(kept),
-                ", ".join(others),
+                ngettext(
+                    "%(model)s query of table %(table)r%(index)s read %(n)d item of another "
+                    "entity type (%(types)s), written by other code in its key range: skipped.",
+                    "%(model)s query of table %(table)r%(index)s read %(n)d items of other "
+                    "entity types (%(types)s), written by other code in its key range: skipped.",
+                    skipped,
+                ),
+                {
+                    "model": meta.object_name,
+                    "table": meta.table_name,
+                    "index": f" (index {self._index!r})" if self._index else "",
+                    "n": skipped,
+                    "types": ", ".join(others),
+                },
             )
         return kept
 
