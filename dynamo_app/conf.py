@@ -21,6 +21,7 @@ from django.conf import settings as django_settings
 from django.core.exceptions import ImproperlyConfigured
 from django.core.signals import setting_changed
 from django.utils.module_loading import import_string
+from django.utils.translation import ngettext
 
 from .exceptions import NotInstalled
 from .tables import TableResolver, table_name_problem
@@ -314,14 +315,19 @@ class DynamoSettings:
         if self.table_resolver is not None:
             naming = f"resolver={getattr(self.table_resolver, '__qualname__', self.table_resolver)}"
         else:
-            naming = f"prefix={self.table_prefix!r}, {len(self.table_names)} explicit names"
+            names = len(self.table_names)
+            explicit = ngettext("%(n)d explicit name", "%(n)d explicit names", names)
+            naming = f"prefix={self.table_prefix!r}, {explicit % {'n': names}}"
+        count = len(self.dax_endpoints)
+        endpoints = ngettext("%(n)d endpoint", "%(n)d endpoints", count) % {"n": count}
+        dax = f", dax={endpoints}" if count else ""
         return (
             f"dynamo_app: region={self.region} (from {self.region_source}), endpoint={endpoint}, "
             f"{naming}, credentials from {self.credentials_source}"
             f"{', session token set' if self.session_token else ''}, "
             f"timeout={self.timeout:g}s, pool={self.max_idle_conns}, "
             f"verify_schema={self.verify_schema}, auto_migrate={self.auto_migrate}"
-            f"{f', dax={len(self.dax_endpoints)} endpoint(s)' if self.dax_endpoints else ''}"
+            f"{dax}"
         )
 
 

@@ -113,6 +113,13 @@ def test_secrets_masked_in_repr_and_summary():
     assert "eu-west-1" in s.summary() and "session token set" in s.summary()
 
 
+def test_the_summary_counts_in_the_singular_and_plural():
+    one = parse({"ENABLED": True, "REGION": "eu-west-1", "TABLE_NAMES": {"team": "teams"}})
+    assert ", 1 explicit name, " in one.summary()
+    two = parse({"ENABLED": True, "REGION": "eu-west-1", "TABLE_NAMES": {"a": "xxx", "b": "yyy"}})
+    assert ", 2 explicit names, " in two.summary()
+
+
 def test_region_from_environment(monkeypatch):
     monkeypatch.delenv("AWS_REGION", raising=False)
     monkeypatch.setenv("AWS_DEFAULT_REGION", "ap-south-1")
