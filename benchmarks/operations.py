@@ -6,7 +6,8 @@ operation once. ``"raw"`` (required) is a stock boto3 client (botocore's own
 retries off, as the app's) making the identical request with the hand-written
 floor codec of benchmark 1; ``"dynamo_app"`` the app; the other keys are
 peers (the boto3 ``Table`` resource, PynamoDB, dyntastic), left out where a
-peer has no such operation.
+peer has no such operation. Every row also runs the app's call through a
+handle with ``FAST_CLIENT`` off (``STOCK``): what the fast client path saves.
 
 The primary figure is client CPU per operation with HTTP replaced by a replay
 of the server's real responses (see ``replay.py``), measured interleaved
@@ -17,6 +18,7 @@ for the app and the raw client, and the requests each app call makes.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import time
 import uuid
@@ -29,7 +31,7 @@ from typing import Any
 import boto3
 from botocore.config import Config
 
-from dynamo_app.handle import get_handle
+from dynamo_app.handle import Handle, get_handle, using
 from dynamo_app.testing import count_requests
 from dynamo_app.unique import LOCK_TABLE
 
@@ -41,6 +43,7 @@ from .models import BenchItem, BenchPlayer, item, values
 TEAM = "team-1"
 PAGE = 25
 PEERS = ["boto3 Table resource"]
+STOCK = "dynamo_app, FAST_CLIENT off"
 
 
 @dataclass
@@ -206,6 +209,14 @@ def _times(function: Callable[[], Any], loops: int) -> Callable[[], None]:
     return run
 
 
+def _through(handle: Handle, function: Callable[[], Any]) -> Callable[[], Any]:
+    def call() -> Any:
+        with using(handle):
+            return function()
+
+    return call
+
+
 def seed() -> None:
     get_handle().call(
         "batch_write_item",
@@ -237,7 +248,10 @@ def run(ctx: Context) -> Section:
         locks=handle.table_name(LOCK_TABLE),
         serial=iter(range(10_000_000, 20_000_000)),
     )
+    stock = Handle(dataclasses.replace(handle.settings, fast_client=False))
     rows = {name: make(clients) for name, make in OPERATIONS.items()}
+    for contenders in rows.values():
+        contenders[STOCK] = _through(stock, contenders["dynamo_app"])
     loops = 20 if ctx.quick else 200
     rounds = ctx.repeat
 
@@ -256,12 +270,13 @@ def run(ctx: Context) -> Section:
             "requests (app)",
             "raw client µs",
             "dynamo_app µs, x raw",
+            f"{STOCK} µs, x raw",
             *(f"{peer} µs, x raw" for peer in peers),
             "live ms: app",
             "raw",
         ],
     )
-    replayed = [handle.client, raw, resource.meta.client]
+    replayed = [handle.client, stock.client, raw, resource.meta.client]
     for name, contenders in rows.items():
         n = max(loops // 4, 5) if name.startswith("query") else loops
         with contextlib.ExitStack() as replays:
@@ -282,7 +297,7 @@ def run(ctx: Context) -> Section:
                 f"{cpu.median('raw') / n * 1e6:.0f}",
                 *(
                     _cell(cpu, who, n) if who in contenders else "-"
-                    for who in ["dynamo_app", *peers]
+                    for who in ["dynamo_app", STOCK, *peers]
                 ),
                 f"{live.median('dynamo_app') / live_n * 1e3:.2f}",
                 f"{live.median('raw') / live_n * 1e3:.2f}",
@@ -295,7 +310,10 @@ def run(ctx: Context) -> Section:
         f"(in brackets: {SPREAD}), each chunk on a collected heap with the garbage "
         "collector off. Target: dynamo_app <= 0.80x raw (a 25-item Query page <= 0.45x). "
         f"Live: wall time against the local server (moto in its own process). Load average "
-        f"(1 min) after the run: {load_average()}."
+        f"(1 min) after the run: {load_average()}. {STOCK}: the same calls through a handle "
+        "with DYNAMO['FAST_CLIENT'] = False (botocore's own signing, response parsing and "
+        "endpoint resolution; the x-amz-crc32 check stays)."
     )
     raw.close()
+    stock.close()
     return section
