@@ -96,3 +96,14 @@ def test_lean_signing_off_is_botocore_signer(dynamo_db):
         assert type(signer.get_auth_instance("dynamodb", "us-east-1", "v4")) is auth.SigV4Auth
         IamReading.objects.create(sensor="off", at=1)
         assert IamReading.objects.get(sensor="off", at=1).at == 1
+
+
+def test_signing_keys_are_kept_under_a_hash_of_the_secret():
+    request = AWSRequest("POST", "https://example.amazonaws.com/", {}, b"{}")
+    sigv4.LeanSigV4Auth(SUITE_KEY, "service", "us-east-1").sign_at(request, "20150830T123600Z")
+    kept = repr(sigv4.LeanSigV4Auth._signing_keys)
+    assert "20150830" in kept  # the key was derived and kept
+    assert SUITE_KEY.secret_key not in kept
+    assert SUITE_KEY.secret_key.encode() not in b"".join(
+        part for key in sigv4.LeanSigV4Auth._signing_keys for part in key if isinstance(part, bytes)
+    )
