@@ -30,7 +30,8 @@ def remove(name: str) -> None:
     for class_name in classes:
         owner = getattr(owner, class_name)
     if not path.endswith("~"):
-        delattr(owner, attribute)
+        if hasattr(owner, attribute):  # an older botocore may never have had it
+            delattr(owner, attribute)
         return
     method = getattr(owner, attribute)
     setattr(owner, attribute, lambda *args, **kwargs: method(*args, **kwargs) + " ")
