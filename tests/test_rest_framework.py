@@ -1,13 +1,14 @@
 """dynamo_app.contrib.rest_framework through DRF's own test client."""
 
 import importlib
+import subprocess
 import sys
 from datetime import UTC, datetime
 from decimal import Decimal
+from pathlib import Path
 
 import pytest
 from django.test import override_settings
-from rest_framework.exceptions import ValidationError
 from rest_framework.test import APIClient
 
 from dynamo_app.exceptions import MissingDependency
@@ -16,6 +17,7 @@ from tests.drf_urls import MemberSerializer
 
 pytestmark = pytest.mark.usefixtures("dynamo_db")
 URL = "/clubs/c1/members/"
+ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture
@@ -51,8 +53,8 @@ def test_create_read_update_through_the_model(api):
     assert datetime.fromisoformat(data["joined"]) == datetime(2024, 5, 1, 9, 30, tzinfo=UTC)
     assert data["version"] == 1
 
-    response = api.patch(f"{URL}m1/", {"name": "Anne", "version": 99}, format="json")
-    assert response.status_code == 200 and response.json()["version"] == 2  # read-only
+    response = api.patch(f"{URL}m1/", {"name": "Anne", "version": 1}, format="json")
+    assert response.status_code == 200 and response.json()["version"] == 2
     assert Member.objects.get(club="c1", member_id="m1").name == "Anne"
 
 
@@ -64,26 +66,62 @@ def test_refusals_are_400s_naming_the_field(api):
     assert again.status_code == 400 and "already exists" in again.json()["member_id"][0]
     wrong = api.post(URL, {"club": "c1", "member_id": "m3", "name": "x" * 21, "balance": "1.234"})
     assert wrong.status_code == 400 and set(wrong.json()) == {"name", "balance"}
-    key = api.patch(f"{URL}m1/", {"member_id": "m9"}, format="json")
+    key = api.patch(f"{URL}m1/", {"member_id": "m9", "version": 1}, format="json")
     assert key.status_code == 400 and "key" in key.json()["member_id"][0]
     Member.objects.create(club="c1", member_id="m2", name="Bob", number=8)
-    moved = api.patch(f"{URL}m2/", {"number": 7}, format="json")
+    moved = api.patch(f"{URL}m2/", {"number": 7, "version": 1}, format="json")
     assert moved.status_code == 400 and "already taken" in moved.json()["number"][0]
     assert api.get(f"{URL}nobody/").status_code == 404
 
 
-def test_a_stale_instance_is_a_400_not_an_overwrite():
+def test_the_model_rules_are_400s_on_their_fields_as_in_a_model_form(api):
+    """choices, validators and the model's clean() refuse what full_clean() refuses."""
+    wrong = api.post(
+        URL,
+        {"club": "c1", "member_id": "admin", "name": "Ann", "tier": "gold", "email": "nope"},
+        format="json",
+    )
+    assert wrong.status_code == 400
+    assert set(wrong.json()) == {"member_id", "tier", "email"}
+    assert "admin is reserved." in wrong.json()["member_id"]
+    clean = api.post(URL, {"club": "c1", "member_id": "m1", "name": "A", "tier": "vip"})
+    assert clean.status_code == 400
+    assert clean.json() == {"non_field_errors": ["A VIP member needs an email address."]}
+    assert list(Member.objects.scan()) == []
+    fine = {"club": "c1", "member_id": "m1", "name": "A", "tier": "vip", "email": "a@b.example"}
+    assert api.post(URL, fine, format="json").status_code == 201
+    cleared = api.patch(f"{URL}m1/", {"email": None, "version": 1}, format="json")
+    assert cleared.status_code == 400  # the whole item is checked: clean() sees tier="vip"
+    assert Member.objects.get(club="c1", member_id="m1").email == "a@b.example"
+
+
+def test_a_stale_change_is_a_409_with_the_stored_values_never_an_overwrite(api):
     Member.objects.create(club="c1", member_id="m1", name="Ann")
-    read = Member.objects.get(club="c1", member_id="m1")
-    other = Member.objects.get(club="c1", member_id="m1")
-    other.name = "Theirs"
-    other.save()
-    serializer = MemberSerializer(read, data={"name": "Mine"}, partial=True)
-    assert serializer.is_valid()
-    with pytest.raises(ValidationError) as error:
-        serializer.save()
-    assert error.value.status_code == 400 and "changed since it was read" in str(error.value)
+    version = api.get(f"{URL}m1/").json()["version"]
+    theirs = api.patch(f"{URL}m1/", {"name": "Theirs", "version": version}, format="json")
+    assert theirs.status_code == 200
+    mine = api.put(
+        f"{URL}m1/",
+        {"club": "c1", "member_id": "m1", "name": "Mine", "version": version},
+        format="json",
+    )
+    assert mine.status_code == 409
+    assert mine.json()["current"]["name"] == "Theirs" and mine.json()["current"]["version"] == 2
+    assert "changed since it was read" in mine.json()["detail"]
+    blind = api.patch(f"{URL}m1/", {"name": "Blind"}, format="json")
+    assert blind.status_code == 400 and "version" in blind.json()
     assert Member.objects.get(club="c1", member_id="m1").name == "Theirs"
+    again = api.patch(f"{URL}m1/", {"name": "Mine", "version": 2}, format="json")
+    assert again.status_code == 200 and again.json()["version"] == 3
+
+
+def test_serializer_fields_carry_the_model_fields_options():
+    fields = MemberSerializer().fields
+    assert type(fields["tier"]).__name__ == "ChoiceField"
+    assert list(fields["tier"].choices) == ["ga", "vip"]
+    assert fields["name"].max_length == 20 and not fields["name"].allow_blank
+    assert fields["email"].allow_null and not fields["email"].required
+    assert fields["version"].read_only is False and fields["version"].required is False
 
 
 def test_cursor_pages(api):
@@ -106,3 +144,30 @@ def test_without_drf_the_import_names_the_extra(monkeypatch):
     monkeypatch.delitem(sys.modules, "dynamo_app.contrib.rest_framework")
     with pytest.raises(MissingDependency, match=r"pip install \"django-dynamo-app\[drf\]\""):
         importlib.import_module("dynamo_app.contrib.rest_framework")
+
+
+def test_the_app_imports_drf_only_when_a_serializer_field_is_asked_for():
+    """DRF is an optional extra: forms, the JSON form and the codec never need it."""
+    code = """
+import sys
+sys.modules["rest_framework"] = None  # as if not installed: importing it raises
+from django.conf import settings
+settings.configure(INSTALLED_APPS=["dynamo_app"], DYNAMO={"ENABLED": False}, USE_TZ=True)
+import django
+django.setup()
+from dynamo_app import forms, serialization
+from tests.drf_support import Member
+member = Member(club="c", member_id="m", name="n", roles={"a"})
+serialization.to_dict(member)
+forms.fields_for_model(Member)
+Member._meta.encode(member)
+try:
+    Member._meta.fields_by_name["name"].serializer_field()
+except Exception as exc:
+    print(type(exc).__name__, exc)
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("MissingDependency") and "[drf]" in done.stdout
