@@ -9,7 +9,8 @@ plus ``"extra"`` (DynamoDB JSON) when the item holds attributes its model does
 not declare, so nothing stored is lost on the way. Dumping reads with a Scan
 the caller asked for by name, optionally in parallel segments. Loading reads
 the lines twice: first it checks every line through its model (the checks a
-save makes, and ``full_clean()``), and writes nothing while any line is bad;
+save makes, so whatever the app stored loads back as it was dumped; with
+``strict``, also ``full_clean()``), and writes nothing while any line is bad;
 then it writes, in file order, as the model's own batch and transaction paths
 do: whole-item batches for plain models, and for models with unique
 constraints or a ``VersionField`` each item with its locks (and its version as
@@ -186,6 +187,7 @@ SHOWN = 20  # bad lines named in a message
 def load(
     lines: Iterable[str],
     *,
+    strict: bool = False,
     skip_invalid: bool = False,
     progress: TextIO | None = None,
     total: int | None = None,
@@ -193,12 +195,14 @@ def load(
 ) -> LoadResult:
     """Check every line, then write the items (see the module docstring).
 
-    A line is bad when it is not an item its model accepts: not JSON, an
-    unknown model or field, a value a save refuses, or what ``full_clean()``
-    refuses (``choices``, ``validators``, the model's ``clean()``; an empty
-    value is judged as ``save()`` judges it, by ``null``, since ``blank`` is
-    what a form may leave empty). While any line is bad nothing is written:
-    ``LoadError`` names each (``source``, line, field, problem); with
+    A line is bad when it is not an item its model can store: not JSON, an
+    unknown model or field, a value a save refuses. So a dump loads back
+    identically by default, whatever wrote its items (``save()``, ``update()``,
+    a form, an API). ``strict`` also refuses what ``full_clean()`` refuses
+    (``choices``, ``validators``, the model's ``clean()``; an empty value is
+    judged as ``save()`` judges it, by ``null``, since ``blank`` is what a form
+    may leave empty): for data from elsewhere. While any line is bad nothing is
+    written: ``LoadError`` names each (``source``, line, field, problem); with
     ``skip_invalid`` they are counted in ``invalid`` and the rest is written.
 
     A line the write itself refuses (a unique value another item holds, its
@@ -209,11 +213,12 @@ def load(
     the load again resumes it.
     """
     with _replayable(lines) as replay:
-        return _load(replay, skip_invalid, progress, total, source)
+        return _load(replay, strict, skip_invalid, progress, total, source)
 
 
 def _load(
     replay: Callable[[], Iterable[str]],
+    strict: bool,
     skip_invalid: bool,
     progress: TextIO | None,
     total: int | None,
@@ -226,7 +231,7 @@ def _load(
     good = 0
     for number, text in _numbered(replay()):
         try:
-            _parse(text, models)
+            _parse(text, models, strict)
         except (ValueError, ValidationError) as exc:
             problems.append((number, _problem(exc)))
         else:
@@ -239,7 +244,8 @@ def _load(
         ) % {"n": len(problems)}
         raise LoadError(
             f"{source}: {cannot}, so nothing was written. "
-            f"{shown}{more} Fix them, or pass --skip-invalid to load the other lines.",
+            f"{shown}{more} Fix them, or pass --skip-invalid to load the other lines"
+            f"{'' if not strict else ', or leave out --strict to load what the models store'}.",
             line=problems[0][0],
             problems=problems,
         )
@@ -249,7 +255,7 @@ def _load(
     skip = set(result.invalid)
     for number, text in _numbered(replay()):
         if number not in skip:
-            writer.add(number, *_parse(text, models))
+            writer.add(number, *_parse(text, models, strict))
     writer.flush()
     if meter is not None:
         meter.close()
@@ -392,13 +398,15 @@ def _replayable(lines: Iterable[str]) -> Iterator[Callable[[], Iterable[str]]]:
         yield again
 
 
-def load_fixture(*paths: str | Path, skip_invalid: bool = False) -> LoadResult:
+def load_fixture(
+    *paths: str | Path, strict: bool = False, skip_invalid: bool = False
+) -> LoadResult:
     """Load dump files, e.g. in a ``TestCase.setUp`` or a pytest fixture after
     ``dynamo_db`` has made the tables (Django's ``loaddata``, for DynamoDB)."""
     result = LoadResult()
     for path in paths:
         with open(path, encoding="utf-8") as lines:
-            done = load(lines, skip_invalid=skip_invalid, source=str(path))
+            done = load(lines, strict=strict, skip_invalid=skip_invalid, source=str(path))
         result.loaded += done.loaded
         result.present += done.present
         result.invalid += done.invalid
@@ -420,9 +428,12 @@ def _problem(exc: Exception) -> str:
     return text if text.endswith(".") else text + "."
 
 
-def _parse(text: str, models: dict[str, type[Model]]) -> tuple[type[Model], Model]:
+def _parse(
+    text: str, models: dict[str, type[Model]], strict: bool
+) -> tuple[type[Model], Model]:
     """The model and the unsaved instance of one line, checked as a save checks it
-    and by ``full_clean()`` (empty values left to ``null``, unique values to the write)."""
+    and, if ``strict``, by ``full_clean()`` (empty values left to ``null``, unique
+    values to the write)."""
     try:
         line = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -452,8 +463,9 @@ def _parse(text: str, models: dict[str, type[Model]]) -> tuple[type[Model], Mode
     obj = model(**values)
     obj._state.extra = wire_extra
     model._meta.encode_checked(obj)
-    empty = [f.name for f in model._meta.fields if f.is_empty(obj.__dict__[f.name])]
-    obj.full_clean(exclude=empty, validate_unique=False)
+    if strict:
+        empty = [f.name for f in model._meta.fields if f.is_empty(obj.__dict__[f.name])]
+        obj.full_clean(exclude=empty, validate_unique=False)
     return model, obj
 
 

@@ -183,18 +183,34 @@ def test_a_line_naming_an_unknown_field_says_which_in_the_singular(dynamo_db):
         load([json.dumps(line)])
 
 
-def test_an_invalid_file_loads_nothing_and_names_every_bad_line_and_field(dynamo_db, tmp_path):
-    """full_clean() on every line first (validators, choices, the model's clean()):
-    before, these lines were stored as they were."""
-    lines = [
-        review("r1", 4),
-        review("r2", 9),  # over the validator's 5
-        review("r3", 3, kind="song"),  # not a choice
-        review("r4", 1),  # the model's clean(): a low rating needs a text
-        review("r5", 1, text="dull"),
-    ]
+REVIEWS = [
+    review("r1", 4),
+    review("r2", 9),  # over the validator's 5
+    review("r3", 3, kind="song"),  # not a choice
+    review("r4", 1),  # the model's clean(): a low rating needs a text
+    review("r5", 1, text="dull"),
+]
+
+
+def test_what_save_stored_loads_back_by_default_though_full_clean_refuses_it(dynamo_db):
+    """A dump is the app's own data: a restore must not stop on what save() stored."""
+    for line in REVIEWS:
+        Review.from_dict(json.loads(line)["fields"]).save()
+    dumped = scan(Review)
+    Review.objects.bulk_delete(list(Review.objects.scan()))
+    assert load(REVIEWS).loaded == 5 and scan(Review) == dumped
+    with pytest.raises(CommandError, match="leave out --strict"):
+        call_command("dynamo_load", "-", "--strict", stdin=io.StringIO(REVIEWS[1] + "\n"))
+
+
+def test_a_strict_load_of_an_invalid_file_loads_nothing_and_names_every_bad_line_and_field(
+    dynamo_db, tmp_path
+):
+    """With --strict, full_clean() on every line first (validators, choices, the
+    model's clean())."""
+    lines = REVIEWS
     with count_requests() as counter, pytest.raises(LoadError) as error:
-        load(line for line in lines)  # read twice: a generator is kept to be read again
+        load((line for line in lines), strict=True)  # a generator is kept to be read again
     assert counter.total == 0 and list(Review.objects.scan()) == []
     assert error.value.line == 2 and [n for n, _ in error.value.problems] == [2, 3, 4]
     message = str(error.value)
@@ -206,17 +222,17 @@ def test_an_invalid_file_loads_nothing_and_names_every_bad_line_and_field(dynamo
     path = tmp_path / "reviews.jsonl"
     path.write_text("\n".join(lines) + "\n")
     with pytest.raises(CommandError, match=f"^{path}: 3 line"):
-        call_command("dynamo_load", str(path), stderr=io.StringIO())
+        call_command("dynamo_load", str(path), "--strict", stderr=io.StringIO())
 
-    result = load(lines, skip_invalid=True)
+    result = load(lines, strict=True, skip_invalid=True)
     assert (result.loaded, result.invalid) == (2, [2, 3, 4])
     assert sorted(r.review_id for r in Review.objects.scan()) == ["r1", "r5"]
 
 
 def test_an_empty_value_is_judged_by_null_not_blank(dynamo_db):
     """A None in a null=True field is stored data (save() wrote it), not a form
-    left blank: it loads, as it was dumped."""
-    assert load([review("r1", 4, text=None)]).loaded == 1
+    left blank: it loads, as it was dumped, strict or not."""
+    assert load([review("r1", 4, text=None)], strict=True).loaded == 1
     assert Review.objects.get(review_id="r1").text is None
 
 

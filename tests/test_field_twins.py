@@ -45,9 +45,15 @@ EVERYTHING = {**VALID, "amount": decimals | ZEROS, "size": VALID["size"] | st.ju
 
 
 def canonical(wire):
-    """Sets in wire form compare without their order."""
+    """Sets in wire form, at any depth, compare without their order."""
     ((kind, payload),) = wire.items()
-    return {kind: sorted(payload)} if kind in ("SS", "NS", "BS") else wire
+    if kind in ("SS", "NS", "BS"):
+        return {kind: sorted(payload)}
+    if kind == "L":
+        return {kind: [canonical(v) for v in payload]}
+    if kind == "M":
+        return {kind: {k: canonical(v) for k, v in payload.items()}}
+    return wire
 
 
 def check_every_form(model, values):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import sys
 from typing import Any
 
@@ -15,7 +16,8 @@ from dynamo_app.exceptions import DynamoError
 class Command(BaseCommand):
     help = (
         "Load a dynamo_dump file (- for stdin): every line is checked through its model "
-        "(and full_clean()) before anything is written, and a file with a bad line loads "
+        "(what a save() checks, so whatever the app stored loads back; with --strict also "
+        "full_clean()) before anything is written, and a file with a bad line loads "
         "nothing: each bad line is named, or with --skip-invalid counted and skipped. Items "
         "are written in file order, in batches, and those of models with unique constraints "
         "together with their locks. A load that stops says which lines are loaded; run it "
@@ -27,18 +29,28 @@ class Command(BaseCommand):
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument("file", metavar="FILE")
         parser.add_argument(
+            "--strict",
+            action="store_true",
+            help="also refuse what full_clean() refuses (choices, validators, the model's "
+            "clean()): for data that did not come from this app",
+        )
+        parser.add_argument(
             "--skip-invalid", action="store_true", help="count and skip lines that cannot load"
         )
 
-    def handle(self, *args: Any, file: str, skip_invalid: bool, **options: Any) -> None:
+    def handle(
+        self, *args: Any, file: str, strict: bool, skip_invalid: bool, **options: Any
+    ) -> None:
         progress = getattr(self.stderr, "_out", sys.stderr)
+        load_file = functools.partial(
+            load, strict=strict, skip_invalid=skip_invalid, progress=progress
+        )
         try:
             if file == "-":
-                stdin = options.get("stdin") or sys.stdin
-                result = load(stdin, skip_invalid=skip_invalid, progress=progress, source="stdin")
+                result = load_file(options.get("stdin") or sys.stdin, source="stdin")
             else:
                 with open(file, encoding="utf-8") as lines:
-                    result = load(lines, skip_invalid=skip_invalid, progress=progress, source=file)
+                    result = load_file(lines, source=file)
         except (DynamoError, OSError) as exc:
             raise CommandError(str(exc)) from exc
         rate = (result.loaded + result.present) / result.seconds if result.seconds else 0
