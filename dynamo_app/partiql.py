@@ -20,6 +20,10 @@ Before anything is sent, a statement is read token by token (``prepare``):
   or a VersionField: they would bypass its locks and versions. Through a model
   of a shared table they touch only its items: the table key given by
   parameters its templates render, and an INSERT's entity type its own.
+* A SELECT on a model in a shared table returns that model's items only, by the
+  rule ``filter()`` and ``scan()`` follow (``models.query.own_items``): another
+  entity's item is skipped (its entity type attribute is added to a projection
+  that leaves it out, so it can be told).
 * A SELECT must have an equality (``=`` or ``IN``) on the partition key of its
   table or index among the AND-ed terms at the top of its WHERE clause, or the
   call must say ``scan=True``: PartiQL turns any other SELECT into a Scan of
@@ -41,6 +45,7 @@ from django.utils.translation import ngettext
 from . import wire
 from .exceptions import QueryError
 from .handle import get_handle
+from .models.query import own_items
 from .models.registry import registered_models
 
 if TYPE_CHECKING:
@@ -171,9 +176,18 @@ def prepare(
                 "would scan the whole table. Add one, or pass scan=True to read the whole table "
                 f"on purpose: {text!r}"
             )
+    text = target.text
+    if kind == "SELECT" and meta.shared is not None and tokens[1].text != "*":
+        # The entity type, to tell this model's items from others' (own_items);
+        # the projection comes before the table, so its place in ``text`` is unmoved.
+        # A name with a leading underscore (the default _type) is no reserved word and
+        # goes unquoted, which moto reads too (it projects nothing for a quoted one).
+        name = meta.shared.type_attribute
+        name = name if re.fullmatch(r"_\w*", name, re.ASCII) else f'"{name}"'
+        text = f"{text[: tokens[1].start]}{name}, {text[tokens[1].start :]}"
     return Statement(
         model=target.model,
-        text=target.text,
+        text=text,
         parameters=encoded,
         kind=kind,
         partial=_partial(tokens, kind, target),
@@ -485,11 +499,11 @@ class Result(Generic[M]):
         return f"<partiql.Result of {self.statement.model.__name__}: {self.statement.text!r}>"
 
     def __iter__(self) -> Iterator[M]:
-        decode = self.statement.model._meta.decode
-        partial = self.statement.partial
+        model = self.statement.model
+        decode, partial = model._meta.decode, self.statement.partial
         while self._page is not None:
             page, self._page = self._page, None
-            for item in page.pop("Items", []):
+            for item in own_items(model, page.pop("Items", []), "PartiQL SELECT"):
                 yield decode(item, partial=partial)  # type: ignore[misc]
             token = page.get("NextToken")
             if token:
@@ -534,6 +548,6 @@ def execute_transaction(
     if len(answers) == len(compiled):
         for i, (statement, answer) in enumerate(zip(compiled, answers, strict=True)):
             item = answer.get("Item")
-            if item is not None:
+            if item is not None and own_items(statement.model, [item], "PartiQL SELECT"):
                 out[i] = statement.model._meta.decode(item, partial=statement.partial)
     return out

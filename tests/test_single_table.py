@@ -518,3 +518,18 @@ def test_a_backfill_changes_the_models_items_only(dynamo_db):
     assert [p.player_name for p in StPlayer.objects.filter(team_id="t1")] == ["ANN", "BO"]
     team = stored(dynamo_db, pk="TEAM#t1", sk="#TEAM")
     assert team["_type"] == {"S": "StTeam"} and "player_name" not in team
+
+
+def test_a_partiql_select_returns_only_its_models_items_as_filter_and_scan_do(dynamo_db):
+    StTeam.objects.create(team_id="t1", name="Hawks")
+    StPlayer.objects.create(team_id="t1", player_id="p1", player_name="Ann", number=7)
+    StGame.objects.create(team_id="t1", season=2024, round=1, opponent="Owls")
+    by_key = "SELECT * FROM {table} WHERE pk = ?"
+    assert [p.player_name for p in StPlayer.objects.partiql(by_key, ["TEAM#t1"])] == ["Ann"]
+    assert [t.name for t in StTeam.objects.partiql(by_key, ["TEAM#t1"])] == ["Hawks"]
+    names = StPlayer.objects.partiql("SELECT player_name FROM {table} WHERE pk = ?", ["TEAM#t1"])
+    assert [p.player_name for p in names] == ["Ann"]  # the entity type is projected too
+    scanned = StGame.objects.partiql("SELECT * FROM {table}", scan=True)
+    assert [g.opponent for g in scanned] == ["Owls"]
+    assert [p.player_name for p in StPlayer.objects.filter(team_id="t1")] == ["Ann"]
+    assert [p.player_name for p in StPlayer.objects.scan()] == ["Ann"]

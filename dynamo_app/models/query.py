@@ -70,6 +70,33 @@ class Page(Generic[M]):
         return len(self.items)
 
 
+def own_items(model: type[Model], items: list[dict[str, Any]], read: str) -> list[dict[str, Any]]:
+    """The items of ``model`` among those a read returned: in a shared table another
+    entity's item (in a key range, or a PartiQL statement's WHERE) would be decoded
+    wrong or not at all, so it is skipped, with a WARNING naming the ``read``. One
+    rule for queries, scans and PartiQL; an item whose entity type was not
+    projected is kept."""
+    meta = model._meta
+    if meta.shared is None:
+        return items
+    kind, own = meta.shared.type_attribute, {"S": meta.entity}
+    kept = [item for item in items if item.get(kind, own) == own]
+    if len(kept) < len(items):
+        others = sorted({str(i[kind].get("S", i[kind])) for i in items if i.get(kind, own) != own})
+        skipped = len(items) - len(kept)
+        logger.warning(
+            ngettext(
+                "%(model)s %(read)s read %(n)d item of another entity type (%(types)s), "
+                "written by other code: skipped.",
+                "%(model)s %(read)s read %(n)d items of other entity types (%(types)s), "
+                "written by other code: skipped.",
+                skipped,
+            ),
+            {"model": meta.object_name, "read": read, "n": skipped, "types": ", ".join(others)},
+        )
+    return kept
+
+
 class QuerySet(Generic[M]):
     def __init__(self, model: type[M], *, scan: bool = False) -> None:
         self.model = model
@@ -386,36 +413,10 @@ class QuerySet(Generic[M]):
             params["ExclusiveStartKey"] = last
 
     def _own(self, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """A page's items that are this model's. In a shared table another entity's
-        item (written by other code) may sit in an index's key range, and decoded as
-        this model it would be wrong or unreadable: it is skipped, with a WARNING."""
-        meta = self.model._meta
-        if meta.shared is None:
-            return items
-        kind, own = meta.shared.type_attribute, {"S": meta.entity}
-        kept = [item for item in items if item.get(kind, own) == own]  # not projected: kept
-        if len(kept) < len(items):
-            others = sorted(
-                {str(i[kind].get("S", i[kind])) for i in items if i.get(kind, own) != own}
-            )
-            skipped = len(items) - len(kept)
-            logger.warning(
-                ngettext(
-                    "%(model)s query of table %(table)r%(index)s read %(n)d item of another "
-                    "entity type (%(types)s), written by other code in its key range: skipped.",
-                    "%(model)s query of table %(table)r%(index)s read %(n)d items of other "
-                    "entity types (%(types)s), written by other code in its key range: skipped.",
-                    skipped,
-                ),
-                {
-                    "model": meta.object_name,
-                    "table": meta.table_name,
-                    "index": f" (index {self._index!r})" if self._index else "",
-                    "n": skipped,
-                    "types": ", ".join(others),
-                },
-            )
-        return kept
+        read = f"query of table {self.model._meta.table_name!r}"
+        if self._index:
+            read += f" (index {self._index!r})"
+        return own_items(self.model, items, read)
 
     def __iter__(self) -> Iterator[M]:
         decode = self.model._meta.decode
