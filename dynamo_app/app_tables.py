@@ -1,5 +1,6 @@
 """The app's own tables - sessions, the cache, unique locks, idempotency records, stream
-and backfill checkpoints, sequences - and the one rule that says which of them a project needs.
+and backfill checkpoints, sequences, sharded counters - and the one rule that says
+which of them a project needs.
 
 A project is asked to create only the tables it may use, so each is registered
 as soon as its feature is usable, never on first use (``dynamo_plan``, its
@@ -15,7 +16,9 @@ the backfill checkpoints (``manage.py dynamo_backfill`` runs on any model); the
 lock table with the first model that declares ``Meta.unique``; the stream
 checkpoints (``manage.py dynamo_stream``'s place in each shard) with the first
 model that declares ``Meta.stream``; the sequences with the first model that
-has a ``SequenceField``. A table added here is added to ``needed()``.
+has a ``SequenceField``; the counters with the first ``ShardedCounter`` (declare
+it in a module imported at startup, such as ``models.py``). A table added here
+is added to ``needed()``.
 """
 
 from __future__ import annotations
@@ -92,14 +95,25 @@ SEQUENCES = TableDefinition(
     owner="dynamo_app sequences",
 )
 
+COUNTER_ID = "counter_id"
+COUNTER_VALUE = "value"
+COUNTERS = TableDefinition(
+    declared_name="dynamo_counters",
+    partition_key=KeyAttribute(COUNTER_ID, "S"),
+    owner="dynamo_app sharded counters",
+)
+counters_declared: set[str] = set()  # the names of the ShardedCounters made so far
+
 
 def needed(model: Options | None = None) -> tuple[TableDefinition, ...]:
-    """The app tables the settings (no ``model``) or a concrete model's declaration need."""
+    """The app tables the settings and the counters declared (no ``model``) or a
+    concrete model's declaration need."""
     if model is None:
         caches = getattr(settings, "CACHES", {}).values()
         return (
             *((SESSIONS,) if settings.SESSION_ENGINE == SESSION_ENGINE else ()),
             *((CACHE,) if any(c.get("BACKEND") == CACHE_BACKEND for c in caches) else ()),
+            *((COUNTERS,) if counters_declared else ()),
         )
     return (
         IDEMPOTENCY,

@@ -2,12 +2,13 @@
 that succeeds registers one."""
 
 from contextlib import contextmanager
+from unittest import mock
 
 import pytest
 from django.test import override_settings
 
 from dynamo_app import app_tables, models
-from dynamo_app.app_tables import CHECKPOINTS, IDEMPOTENCY, LOCKS, SESSIONS
+from dynamo_app.app_tables import CHECKPOINTS, COUNTERS, IDEMPOTENCY, LOCKS, SESSIONS
 from dynamo_app.exceptions import ModelDefinitionError
 from dynamo_app.tables import TableDefinition, registry
 from tests.test_models_declared import Sensor
@@ -29,11 +30,19 @@ def withdrawn(*definitions):
             registry.register(definition)
 
 
+@mock.patch.object(app_tables, "counters_declared", set())
 def test_the_session_table_is_needed_with_the_session_engine_only():
     with override_settings(SESSION_ENGINE="dynamo_app.sessions"):
         assert app_tables.needed() == (SESSIONS,)
     with override_settings(SESSION_ENGINE="django.contrib.sessions.backends.db"):
         assert app_tables.needed() == ()
+
+
+def test_the_counters_table_is_needed_once_a_sharded_counter_is_declared():
+    with mock.patch.object(app_tables, "counters_declared", set()):
+        assert COUNTERS not in app_tables.needed()
+        models.ShardedCounter("app_tables_views")
+        assert app_tables.needed()[-1] is COUNTERS
 
 
 def test_a_model_needs_the_idempotency_records_and_with_meta_unique_the_locks():
@@ -84,7 +93,7 @@ def test_every_app_table_is_declared_when_its_feature_is_usable_without_an_impor
         SESSION_ENGINE="dynamo_app.sessions",
         CACHES={"default": {"BACKEND": app_tables.CACHE_BACKEND}},
     )
-    with every_feature:
+    with every_feature, mock.patch.object(app_tables, "counters_declared", {"page_views"}):
         ruled = {*app_tables.needed(), *app_tables.needed(streamed)}  # type: ignore[arg-type]
     defined = {v for v in vars(app_tables).values() if isinstance(v, TableDefinition)}
     assert ruled == defined

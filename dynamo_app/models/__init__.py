@@ -3,6 +3,7 @@
 See docs/reference/models.md.
 """
 
+from ..counters import ShardedCounter
 from ..exceptions import (
     AlreadyExists,
     BatchIncomplete,
@@ -77,6 +78,7 @@ __all__ = [
     "QueryError",
     "QuerySet",
     "SequenceField",
+    "ShardedCounter",
     "StringField",
     "StringSetField",
     "StoredValueError",
