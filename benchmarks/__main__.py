@@ -22,6 +22,7 @@ BENCHMARKS = [
     "dataio",
     "concurrency",
     "single_table",
+    "ids",
 ]
 
 

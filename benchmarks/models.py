@@ -115,3 +115,12 @@ class RosterEvent(models.Model):
 
 
 TEAM_PAGE = PageRoster.collection("team", RosterTeam, RosterPlayer, RosterEvent)
+
+
+class BenchTicket(models.Model):
+    """A sequence number as the key (``ids``); declaring it declares the sequences table."""
+
+    ticket_id = models.SequenceField(partition_key=True)
+
+
+BENCH_VIEWS = models.ShardedCounter("bench_views", shards=8)  # declares the counters table

@@ -76,6 +76,7 @@ COMMANDS = {
     "dynamo_local",
     "dynamo_migrate",
     "dynamo_plan",
+    "dynamo_sequence",
 }
 
 HOW_TO_MARK = (
