@@ -387,13 +387,15 @@ def failure(block: Block, exc: Exception) -> str:
 
 @contextlib.contextmanager
 def fresh_project() -> Iterator[None]:
-    """No model declared while a page runs; the suite's own are put back after it."""
+    """No model nor counter declared while a page runs; the suite's own are put back after it."""
     from dynamo_app.models import registry as concrete
     from dynamo_app.tables import registry
 
     tables, models = dict(registry._tables), dict(concrete._models)
+    counters = set(app_tables.counters_declared)
     registry._tables.clear()
     concrete._models.clear()
+    app_tables.counters_declared.clear()
     try:
         yield
     finally:
@@ -401,6 +403,8 @@ def fresh_project() -> Iterator[None]:
         registry._tables.update(tables)
         concrete._models.clear()
         concrete._models.update(models)
+        app_tables.counters_declared.clear()
+        app_tables.counters_declared.update(counters)
 
 
 @pytest.mark.django_db  # for a TestCase a block defines, and the SQL sessions benchmark
