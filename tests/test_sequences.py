@@ -231,3 +231,8 @@ def test_processes_never_take_the_same_number(dynamo_db, tmp_path, cache):
     assert all(mine == sorted(mine) and len(set(mine)) == EACH for mine in taken)
     # One reservation per block: cache=1000 took 12 requests where cache=1 took 12,000.
     assert Sequence("shared").current() == PROCESSES * EACH
+
+
+def test_an_unsaved_instance_validates_without_its_number():
+    Ticket(title="New").full_clean()  # blank=True: the number comes with the first save
+    assert not Ticket._meta.fields_by_name["ticket_id"].editable

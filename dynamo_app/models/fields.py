@@ -620,6 +620,10 @@ class SequenceField(IntegerField):
             field._sequence = None  # a subclass's own table, its own sequence
         return field
 
+    def clean(self, value: Any, key_limit: int | None = None) -> Any:
+        """``None`` passes: the first save fills it (an unsaved form's instance)."""
+        return None if value is None else super().clean(value, key_limit)
+
     @property
     def sequence(self) -> Sequence:
         if self._sequence is None:
