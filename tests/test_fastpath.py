@@ -17,8 +17,6 @@ from typing import Any
 import botocore
 import pytest
 from botocore import auth
-from botocore.awsrequest import AWSResponse
-from botocore.httpsession import URLLib3Session
 from django.conf import settings
 from django.test import override_settings
 
@@ -26,6 +24,7 @@ import dynamo_app
 from dynamo_app import exceptions, fallback, models, parser, pipeline, sigv4
 from dynamo_app.handle import get_handle
 from dynamo_app.testing import count_requests
+from tests.test_outcomes import Damaged, changed_byte
 
 ROOT = Path(__file__).resolve().parent.parent
 # The endpoint cache reports botocore's feature ids through botocore.context (1.38 on);
@@ -211,41 +210,6 @@ def test_a_probe_parsed_otherwise_leaves_parsing_to_botocore(dynamo_db, parts_on
     assert "fast client parsing is off" in warning and "GetItem" in warning
 
 
-class DamagedOnTheWire:
-    """The next ``times`` GetItem requests go to the server, and their answers come
-    back with one byte of the body changed and the server's ``x-amz-crc32`` kept
-    (from ``before-send``, which every botocore emits)."""
-
-    def __init__(self, client: Any, times: int) -> None:
-        self.client, self.times = client, times
-        self.http = URLLib3Session()
-
-    def __enter__(self) -> DamagedOnTheWire:
-        self.client.meta.events.register("before-send.dynamodb.GetItem", self.send, unique_id="dw")
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.client.meta.events.unregister("before-send.dynamodb.GetItem", unique_id="dw")
-        self.http.close()
-
-    def send(self, request: Any, **kwargs: Any) -> Any:
-        if not self.times:
-            return None
-        self.times -= 1
-        answer = self.http.send(request)
-        assert "x-amz-crc32" in answer.headers
-        body = answer.content.replace(b"Hawks", b"Hawkz")
-        return AWSResponse(request.url, answer.status_code, answer.headers, _Raw(body))
-
-
-class _Raw:
-    def __init__(self, data: bytes) -> None:
-        self.data = data
-
-    def stream(self, **kwargs: Any) -> Iterator[bytes]:
-        yield self.data
-
-
 @pytest.mark.parametrize("setup", ["fast", "FAST_CLIENT off", "parsing fell back"])
 def test_a_damaged_body_is_refused_whichever_parser_reads_it(dynamo_db, parts_on, setup):
     overrides = {"FAST_CLIENT": False} if setup == "FAST_CLIENT off" else {}
@@ -256,7 +220,7 @@ def test_a_damaged_body_is_refused_whichever_parser_reads_it(dynamo_db, parts_on
         handle.retry.sleep = lambda seconds: None
         FastNote.objects.create(topic="d", tags={"team": "Hawks"})
         attempts = handle.settings.retry.max_attempts
-        with DamagedOnTheWire(handle.client, times=attempts):
+        with Damaged("GetItem", changed_byte, times=attempts):
             with pytest.raises(exceptions.DamagedResponse, match="x-amz-crc32"):
                 FastNote.objects.get(topic="d")
         assert FastNote.objects.get(topic="d").tags == {"team": "Hawks"}

@@ -88,26 +88,47 @@ class Lost:
 class Damaged:
     """Change the body of the next ``times`` answers to ``operation`` between
     the server and the parser, leaving its ``x-amz-crc32`` header (DynamoDB,
-    moto and MiniStack send one with every body) as the server sent it."""
+    moto and MiniStack send one with every body) as the server sent it, or
+    dropped (``checksum=False``): the request goes to the server from
+    ``before-send`` (which every botocore emits), and its answer comes back changed."""
 
-    def __init__(self, operation, damage, times=1):
-        self.event = f"before-parse.dynamodb.{operation}"
-        self.damage, self.times = damage, times
+    def __init__(self, operation, damage, times=1, checksum=True):
+        self.event = f"before-send.dynamodb.{operation}"
+        self.damage, self.times, self.checksum = damage, times, checksum
         self.damaged = 0
+        self.http = URLLib3Session()
 
     def __enter__(self):
-        get_handle().client.meta.events.register(self.event, self.parse, unique_id="damaged")
+        get_handle().client.meta.events.register(self.event, self.send, unique_id="damaged")
         return self
 
     def __exit__(self, *exc):
         get_handle().client.meta.events.unregister(self.event, unique_id="damaged")
+        self.http.close()
 
-    def parse(self, response_dict, **kwargs):
+    def send(self, request, **kwargs):
         if self.damaged >= self.times:
-            return
+            return None
         self.damaged += 1
-        assert "x-amz-crc32" in response_dict["headers"]
-        response_dict["body"] = self.damage(response_dict["body"])
+        answer = self.http.send(request)
+        assert "x-amz-crc32" in answer.headers
+        headers = {
+            name: value
+            for name, value in answer.headers.items()
+            if self.checksum or name.lower() != "x-amz-crc32"
+        }
+        body = self.damage(answer.content)
+        return AWSResponse(request.url, answer.status_code, headers, _Raw(body))
+
+
+class _Raw:
+    """An ``AWSResponse``'s raw body: botocore reads it through ``stream()``."""
+
+    def __init__(self, data):
+        self.data = data
+
+    def stream(self, **kwargs):
+        yield self.data
 
 
 def changed_byte(body):
@@ -568,18 +589,10 @@ def test_a_damaged_answer_to_a_counter_add_is_unknown(no_sleep):
 
 def test_an_answer_without_the_checksum_header_is_read_as_is(no_sleep):
     Team.objects.create(team_id="t1", name="Hawks")
-
-    def drop_header(response_dict, **kwargs):
-        response_dict["headers"].pop("x-amz-crc32", None)
-
-    events = no_sleep.client.meta.events
-    events.register("before-parse.dynamodb.GetItem", drop_header, unique_id="drop")
-    try:
-        with count_requests() as counter:
-            assert stored(Team, team_id="t1").name == "Hawks"
-    finally:
-        events.unregister("before-parse.dynamodb.GetItem", unique_id="drop")
-    assert counter["GetItem"] == 1
+    unchanged = Damaged("GetItem", lambda body: body, checksum=False)
+    with count_requests() as counter, unchanged:
+        assert stored(Team, team_id="t1").name == "Hawks"
+    assert counter["GetItem"] == 1 and unchanged.damaged == 1
 
 
 def test_a_used_idempotency_key_whose_answer_is_lost_is_already_applied(no_sleep):
