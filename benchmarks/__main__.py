@@ -23,6 +23,7 @@ BENCHMARKS = [
     "concurrency",
     "single_table",
     "ids",
+    "cache",
 ]
 
 
@@ -60,12 +61,14 @@ def main(argv: list[str] | None = None) -> list[Section]:
     )
     sections = []
     with local_server() as url, django_pointed_at(url):
+        from dynamo_app import cache
         from dynamo_app.sessions import register_table
         from dynamo_app.testing import create_tables
 
         from . import models  # noqa: F401 - registers the benchmark table
 
         register_table()
+        cache.register_table()
 
         create_tables()
         ctx = Context(quick=args.quick, repeat=args.repeat, url=url)
