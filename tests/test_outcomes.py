@@ -22,6 +22,8 @@ from botocore.httpsession import URLLib3Session
 
 import dynamo_app
 from dynamo_app import exceptions, signals
+from dynamo_app.app_tables import CACHE
+from dynamo_app.cache import DynamoCache
 from dynamo_app.handle import get_handle
 from dynamo_app.integrity import check_unique
 from dynamo_app.models import Attr
@@ -29,7 +31,7 @@ from dynamo_app.retry import Repeat, repeatable
 from dynamo_app.sessions import SessionStore
 from dynamo_app.testing import ENGINE, count_requests
 from project.roster.models import Player
-from tests.sessions_support import session_tables, stored_item
+from tests.sessions_support import registered, session_tables, stored_item
 from tests.test_retry import Faults, _error_response, client_error
 from tests.test_transactions import Member, Team, Views
 
@@ -552,6 +554,35 @@ def test_a_session_delete_is_repeated_after_a_lost_answer(sessions):
     with count_requests() as counter, Lost("DeleteItem", ReadTimeoutError(endpoint_url="x")):
         session.delete()
     assert counter["DeleteItem"] == 2 and stored_item(session.session_key) is None
+
+
+# --- the cache too ----------------------------------------------------------------------------
+
+
+@pytest.fixture
+def dynamo_cache(request, dynamo_server):
+    with registered(CACHE):
+        request.getfixturevalue("dynamo_db").retry.sleep = lambda seconds: None
+        yield DynamoCache("outcomes", {})
+
+
+def test_a_cache_incr_whose_answer_was_lost_is_not_repeated(dynamo_cache):
+    dynamo_cache.set("n", 1)
+    with count_requests() as counter, Lost("UpdateItem", ReadTimeoutError(endpoint_url="x")):
+        with pytest.raises(exceptions.OutcomeUnknown, match="update_item"):
+            dynamo_cache.incr("n")
+    assert counter["UpdateItem"] == 1
+    assert dynamo_cache.get("n") == 2  # applied, once
+
+
+@pytest.mark.parametrize("loss", sorted(LOSSES))
+def test_a_cache_add_or_delete_whose_answer_was_lost_is_repeated_and_known(dynamo_cache, loss):
+    """The repeat's condition fails on our own first attempt: resolved as done."""
+    with count_requests() as counter, Lost("PutItem", LOSSES[loss]):
+        assert dynamo_cache.add("k", "v") is True
+    with Lost("DeleteItem", LOSSES[loss]):
+        assert dynamo_cache.delete("k") is True
+    assert counter["PutItem"] == 2 and dynamo_cache.get("k") is None
 
 
 # --- damaged responses -----------------------------------------------------------------------
