@@ -187,7 +187,7 @@ class DynamoCache(BaseCache):
         return handle.table_name(CACHE.declared_name)
 
     def _call(self, operation: str, key: str, **params: Any) -> dict[str, Any]:
-        """One request on the item of ``key``, expression names aliased."""
+        """One request on the item of ``key`` (a made key)."""
         handle = get_handle()
         return handle.call(
             operation,
