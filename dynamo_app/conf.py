@@ -231,12 +231,13 @@ def _retry(key: str, value: Any) -> RetrySettings:
 # --- the tables: one field per key, with its default as written in settings.py -----------
 
 
-def setting(default: Any, parser: Parser) -> Any:
+def setting(default: Any, parser: Parser, meaning: str) -> Any:
     """A settings key: the field's name upper-cased, ``default`` as a user would
-    write it, and the parser that checks a value and converts it to the field's."""
+    write it, the parser that checks a value and converts it to the field's, and what
+    the key means (markdown: the settings reference is generated from it)."""
     return field(
         default_factory=lambda: parser("", default),
-        metadata={"default": default, "parse": parser},
+        metadata={"default": default, "parse": parser, "meaning": meaning},
     )
 
 
@@ -254,9 +255,21 @@ def defaults(section: type) -> dict[str, Any]:
 class RetrySettings:
     """``DYNAMO["RETRY"]``: see retry.py."""
 
-    max_attempts: int = setting(5, _attempts)
-    base_delay: float = setting("50ms", parse_duration)
-    max_delay: float = setting("2s", parse_duration)
+    max_attempts: int = setting(
+        5,
+        _attempts,
+        "the attempts of one request, the first included (at least 1)",
+    )
+    base_delay: float = setting(
+        "50ms",
+        parse_duration,
+        "the backoff before retry n is a random delay in [0, min(MAX_DELAY, BASE_DELAY * 2^(n-1))]",
+    )
+    max_delay: float = setting(
+        "2s",
+        parse_duration,
+        "the cap of the backoff delay; at least BASE_DELAY",
+    )
 
 
 @dataclass(frozen=True)
@@ -264,27 +277,134 @@ class DynamoSettings:
     """The parsed, validated DYNAMO section. Field names are the keys, lower-cased;
     each key is declared once, here, with its default and its parser."""
 
-    enabled: bool = setting(False, _boolean)
-    region: str = setting("", _string)
-    endpoint: str = setting("", _endpoint)
-    access_key_id: str = setting("", _credential)
-    secret_access_key: Secret = setting("", _secret)
-    session_token: Secret = setting("", _secret)
-    table_prefix: str = setting("", _prefix)
-    table_names: dict[str, str] = setting({}, _table_names)
-    table_resolver: Callable[[str], str] | None = setting(None, _resolver)
-    timeout: float = setting("10s", parse_duration)
-    max_idle_conns: int = setting(10, _pool_size)
-    async_threads: int = setting(10, _pool_size)
-    fast_client: bool = setting(True, _boolean)
-    lean_signing: bool = setting(True, _boolean)  # FAST_CLIENT's earlier name, still accepted
-    verify_schema: bool = setting(True, _boolean)
-    auto_migrate: bool = setting(False, _boolean)
-    retry: RetrySettings = setting({}, _retry)
-    local_state_file: str = setting("", _path)
-    dax_endpoints: tuple[str, ...] = setting([], _dax_endpoints)
-    return_consumed_capacity: str | None = setting("off", _capacity)
-    log_values: bool = setting(False, _boolean)
+    enabled: bool = setting(
+        False,
+        _boolean,
+        "open the client at startup and hold it as the process handle; when off, any operation "
+        "raises `dynamo_app.exceptions.NotConfigured`",
+    )
+    region: str = setting(
+        "",
+        _string,
+        "empty: `AWS_REGION` / `AWS_DEFAULT_REGION` from the environment; neither: startup error "
+        "(the embedded server needs none)",
+    )
+    endpoint: str = setting(
+        "",
+        _endpoint,
+        '`""`: the region\'s AWS host; a URL: a local or compatible server; `"embedded"`: the '
+        "project's one local server, started by the first process that needs it (the `[local]` "
+        'extra; see "Local development")',
+    )
+    access_key_id: str = setting(
+        "",
+        _credential,
+        "empty: boto3's normal credential chain (environment, profile, instance role); set both or "
+        "neither",
+    )
+    secret_access_key: Secret = setting(
+        "",
+        _secret,
+        "masked everywhere",
+    )
+    session_token: Secret = setting(
+        "",
+        _secret,
+        "masked everywhere; needs the key pair it was issued with",
+    )
+    table_prefix: str = setting(
+        "",
+        _prefix,
+        "put before every declared table name",
+    )
+    table_names: dict[str, str] = setting(
+        {},
+        _table_names,
+        "explicit declared → deployed names; wins over the prefix; an entry naming no declared "
+        "table is an error",
+    )
+    table_resolver: Callable[[str], str] | None = setting(
+        None,
+        _resolver,
+        "callable or dotted path, declared → deployed; replaces prefix and mapping",
+    )
+    timeout: float = setting(
+        "10s",
+        parse_duration,
+        'per-request limit (`"500ms"`, `"10s"`, `"2m"` or seconds) → botocore connect and read '
+        "timeouts",
+    )
+    max_idle_conns: int = setting(
+        10,
+        _pool_size,
+        "botocore's connection pool size: the connections kept open for reuse; keep it at least "
+        "`ASYNC_THREADS` plus the threads your project sends requests from, or the extra "
+        "connections are closed after each burst and opened again",
+    )
+    async_threads: int = setting(
+        10,
+        _pool_size,
+        "the worker threads of the async API (`aget`, `asave`, `async for`, `async with "
+        "transaction()`, the session engine's async methods): how many of one process's async "
+        'DynamoDB calls can be in flight at once. See "Async"',
+    )
+    fast_client: bool = setting(
+        True,
+        _boolean,
+        "the fast client path: signing (`dynamo_app.sigv4`), response parsing "
+        "(`dynamo_app.parser`) and the endpoint cache (`dynamo_app.pipeline`), each botocore's "
+        "output with less CPU per request, each checked against the running botocore when a "
+        "client is built and left to botocore (one WARNING) if it does not fit; `False`: "
+        "botocore's own client throughout. Responses are checked against their `x-amz-crc32` "
+        "either way",
+    )
+    lean_signing: bool = setting(
+        True,
+        _boolean,
+        "the earlier name of `FAST_CLIENT`, still accepted: `False` turns the whole fast client "
+        "path off",
+    )
+    verify_schema: bool = setting(
+        True,
+        _boolean,
+        "check every registered table at startup and refuse to start on a mismatch",
+    )
+    auto_migrate: bool = setting(
+        False,
+        _boolean,
+        "create missing tables at startup; a configuration error unless `DEBUG` is true",
+    )
+    retry: RetrySettings = setting(
+        {},
+        _retry,
+        '`MAX_ATTEMPTS` (5), `BASE_DELAY` (`"50ms"`), `MAX_DELAY` (`"2s"`): see "Retries"',
+    )
+    local_state_file: str = setting(
+        "",
+        _path,
+        'with `ENDPOINT = "embedded"`: the file (str or `Path`; relative: to the project folder) '
+        "where the project's shared server keeps its tables; empty: `.dynamo-local.pickle` in the "
+        'project folder. See "Local development"',
+    )
+    dax_endpoints: tuple[str, ...] = setting(
+        [],
+        _dax_endpoints,
+        'DAX cluster discovery endpoints (`"daxs://..."` / `"dax://..."`); set: eventually '
+        'consistent model reads go through DAX (the `[dax]` extra); empty: no DAX. See "DAX"',
+    )
+    return_consumed_capacity: str | None = setting(
+        "off",
+        _capacity,
+        '`"total"`: ask DynamoDB for the capacity units of every request that can report them '
+        '(`ReturnConsumedCapacity`, no extra request); `"indexes"`: per table and index too. See '
+        '"Request log and capacity"',
+    )
+    log_values: bool = setting(
+        False,
+        _boolean,
+        "show item values (keys, items, expression values) in the `dynamo_app.requests` log and "
+        "the debug-toolbar panel; off: each value is shown as its type and `********`",
+    )
     region_source: str = "REGION"  # not a key: where ``region`` came from
 
     @property

@@ -13,6 +13,7 @@ PUBLIC_MODULES = [
     "dynamo_app.backfill",
     "dynamo_app.cache",
     "dynamo_app.conf",
+    "dynamo_app.contrib.debug_toolbar",
     "dynamo_app.contrib.rest_framework",
     "dynamo_app.counters",
     "dynamo_app.dax",
