@@ -1,7 +1,9 @@
 """The demo site in headless Chromium, served by the live server on the run's
 DynamoDB: sample teams, a team page, the history paged with its cursor links, and a player
 edited in two tabs (the second save is refused and shows what is stored).
-Without Chromium the browser tests fail, saying what to install."""
+Without Chromium the browser tests fail, saying what to install.
+``BROWSER_SCREENSHOTS=docs`` also writes the docs' pictures of the team page and the
+refused stale edit (tests/browser_support.py)."""
 
 from __future__ import annotations
 
@@ -34,6 +36,7 @@ def test_sample_teams_the_team_page_and_history_pages(browser: Browser) -> None:
     numbers = [int(n) for n in browser.texts("td.number")]
     assert numbers == sorted(n for n, _ in roster("team-001")) and len(numbers) == 14
     assert "Next page" not in browser.text()
+    browser.screenshot("demo-team.png")
 
     TeamEvent.objects.bulk_save(
         [TeamEvent.new("team-001", "test", "noted", f"note {n}") for n in range(11)]
@@ -69,6 +72,7 @@ def test_stale_edit_in_two_tabs_shows_the_stored_player(browser: Browser) -> Non
         browser.text()
     )
     assert (20, "Alice") in roster("team-001")
+    browser.screenshot("demo-stale-edit.png")
 
     browser.submit("Save")  # the form shown again carries the stored version: an overwrite
     assert "Saved #18 Alice Smith." in browser.text()
