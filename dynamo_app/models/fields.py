@@ -6,6 +6,12 @@ and ``decode`` reads the wire value without asking what type it is. The slow
 paths (subclasses, ``NULL``, numbers written as ``1E+2`` by other code) are
 taken only when the fast one fails. A value that cannot be stored raises
 ``ValidationError`` naming the model and field, before any request.
+
+A field type also owns every other form of its values, as Django's fields own
+``formfield()``: the form field (``formfield()``), the REST framework field
+(``serializer_field()``), the typed JSON form (``to_json()`` / ``from_json()``)
+and a choice's label (``display()``). Forms, the admin, DRF, ``to_dict()`` and
+dump/load ask the field; none of them tells field types apart.
 """
 
 from __future__ import annotations
