@@ -413,6 +413,8 @@ class QuerySet(Generic[M]):
             params["ExclusiveStartKey"] = last
 
     def _own(self, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        if self.model._meta.shared is None:
+            return items
         read = f"query of table {self.model._meta.table_name!r}"
         if self._index:
             read += f" (index {self._index!r})"
