@@ -268,7 +268,7 @@ def test_options_are_checked() -> None:
 
 def test_the_cache_table_is_needed_when_caches_name_the_backend() -> None:
     with override_settings(CACHES={"default": {"BACKEND": CACHE_BACKEND}}):
-        assert app_tables.needed() == (CACHE,)
+        assert CACHE in app_tables.needed()  # beside any other the process declared
     assert CACHE not in app_tables.needed()
     assert CACHE.ttl_attribute == "expires_at"
 
