@@ -8,20 +8,6 @@ import pytest
 os.environ.setdefault("AWS_EC2_METADATA_DISABLED", "true")
 
 
-@pytest.fixture(scope="session", autouse=True)
-def demo_tables_only_in_demo_tests():
-    """Withdraw the demo's tables, which installing project.roster registered:
-    tests/demo_support.py's demo_site registers them for the demo's tests."""
-    from dynamo_app.tables import registry
-    from tests.demo_support import DEMO_TABLES
-
-    for definition in DEMO_TABLES:
-        registry.unregister(definition.declared_name)
-    yield
-    for definition in DEMO_TABLES:
-        registry.register(definition)
-
-
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """The engine leg runs only the tests that use the run's store (tests/engine_leg.py)."""
     from tests.engine_leg import select

@@ -1,12 +1,7 @@
 """Shared by tests/test_demo_*.py: the demo project's URLs, templates and
-middleware over the suite's settings, its tables, and small helpers.
-
-The suite installs ``project.roster`` (its templates, its models), but its
-tables are registered only inside ``demo_site``: conftest withdraws them at
-the start of the session, so the other tests' ``dynamo_db`` does not create
-them afresh for every test. Not the ``Roster`` table, which holds ``Player``:
-``check_unique()``, which other tests run, scans every model with a unique
-constraint, registered or not."""
+middleware over the suite's settings, and small helpers. Its tables (``Roster``,
+the counters table of ``PAGE_VIEWS``) are registered as in the demo project:
+the suite installs ``project.roster``."""
 
 from __future__ import annotations
 
@@ -19,10 +14,8 @@ import pytest
 from django.test import Client, override_settings
 
 from project import settings as demo
-from project.roster.models import Player, TeamStats
-from tests.sessions_support import ENGINE, registered, session_tables
-
-DEMO_TABLES = [TeamStats._meta.table_definition()]
+from project.roster.models import Player
+from tests.sessions_support import ENGINE, session_tables
 
 DEMO_SETTINGS = {
     "ROOT_URLCONF": demo.ROOT_URLCONF,
@@ -40,11 +33,7 @@ DEMO_SETTINGS = {
 def demo_site(request: pytest.FixtureRequest) -> Iterator[Any]:
     """The demo project on fresh tables (and the sqlite database, for auth)."""
     request.getfixturevalue("db")
-    with (
-        registered(*DEMO_TABLES),
-        session_tables(request) as handle,
-        override_settings(**DEMO_SETTINGS),
-    ):
+    with session_tables(request) as handle, override_settings(**DEMO_SETTINGS):
         yield handle
 
 

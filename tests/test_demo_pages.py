@@ -13,7 +13,7 @@ from django.test import Client
 
 from dynamo_app.sessions import SessionStore
 from dynamo_app.testing import count_requests
-from project.roster.models import Team, TeamEvent, TeamStats
+from project.roster.models import PAGE_VIEWS, Team, TeamEvent
 from project.roster.sample import SAMPLE_TEAMS
 from tests.demo_support import demo_site, form, seed, text
 
@@ -67,13 +67,16 @@ def test_team_page_shows_roster_counter_and_latest_events(client: Client) -> Non
     assert "created: Sample team with 14 players" in body
 
     assert "viewed 2 times" in text(client.get("/teams/team-001/"))
-    stats = TeamStats.objects.get(team_id="team-001")
-    assert stats.page_views == 2
-    teams = text(client.get("/"))
+    assert PAGE_VIEWS.total("team-001", consistent=True) == 2
+    with count_requests() as sent:
+        teams = text(client.get("/"))
     assert re.search(r"Team 001 Tokyo 2 ", teams) and re.search(r"Kyoto Cranes Kyoto 0", teams)
+    assert sent["BatchGetItem"] == 1  # every team's views: their 3 x 4 shards in one request
 
 
-def test_team_page_is_one_query_of_the_teams_partition_and_the_counter(client: Client) -> None:
+def test_team_page_is_one_query_of_the_teams_partition_and_the_sharded_counter(
+    client: Client,
+) -> None:
     seed(client)
     for number in range(6):  # more events than the page shows
         client.post(
@@ -87,9 +90,12 @@ def test_team_page_is_one_query_of_the_teams_partition_and_the_counter(client: C
         )
     with count_requests() as sent:
         page = client.get("/teams/team-001/")
-    by_table = [(p["TableName"].rsplit("-", 1)[-1], op) for op, p in sent.calls if "TableName" in p]
-    assert ("roster", "Query") in by_table and ("team_stats", "UpdateItem") in by_table
-    assert [t for t, _ in by_table if t in ("roster", "team_stats")] == ["roster", "team_stats"]
+    shown = [(r.operation, r.table.rsplit("-", 1)[-1]) for r in sent.requests]
+    assert [s for s in shown if s[1] in ("roster", "dynamo_counters")] == [
+        ("Query", "roster"),
+        ("UpdateItem", "dynamo_counters"),  # the view added to one of the team's 4 shards
+        ("BatchGetItem", "dynamo_counters"),  # its total: the 4 shards read back
+    ]
     [query] = [p for op, p in sent.calls if op == "Query"]
     assert query["ScanIndexForward"] is False
     listed = [p.uniform_number for p in page.context["players"]]

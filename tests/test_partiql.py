@@ -231,10 +231,10 @@ def test_other_models_tables_by_name_label_or_app_label(dynamo_db):
     for name in ("PqTeam", "tests.test_partiql.PqTeam"):
         got = list(partiql.execute(f"SELECT * FROM {{{name}}} WHERE team_id = ?", ["t1"]))
         assert [(type(t), t.title) for t in got] == [(PqTeam, "Tigers")]
-    from project.roster.models import TeamStats
+    from project.roster.models import TeamEvent
 
-    statement = partiql.prepare("SELECT * FROM {roster.TeamStats} WHERE team_id = ?", ["t"])
-    assert statement.model is TeamStats
+    statement = partiql.prepare("SELECT * FROM {roster.TeamEvent} WHERE pk = ?", ["TEAM#t"])
+    assert statement.model is TeamEvent
     with pytest.raises(QueryError, match="manager's model"):
         partiql.execute("SELECT * FROM {table} WHERE team_id = ?", ["t1"])
 

@@ -13,7 +13,7 @@ from django.utils.html import format_html
 
 from dynamo_app.admin import DynamoModelAdmin
 
-from .models import Player, Team, TeamEvent, TeamStats
+from .models import Player, Team, TeamEvent
 
 
 @admin.register(Team)
@@ -40,8 +40,13 @@ class PlayerAdmin(DynamoModelAdmin):
     list_per_page = 10
 
 
-class ReadOnlyAdmin(DynamoModelAdmin):
-    """Written only by the site's own views: the admin shows them."""
+@admin.register(TeamEvent)
+class TeamEventAdmin(DynamoModelAdmin):
+    """The append-only log of a team, newest first: written only by the site's own
+    views, so the admin shows it and changes nothing."""
+
+    list_display = ["at", "actor", "action", "detail"]
+    descending = True
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
@@ -51,19 +56,3 @@ class ReadOnlyAdmin(DynamoModelAdmin):
 
     def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
         return False
-
-
-@admin.register(TeamEvent)
-class TeamEventAdmin(ReadOnlyAdmin):
-    """The append-only log of a team, newest first."""
-
-    list_display = ["at", "actor", "action", "detail"]
-    descending = True
-
-
-@admin.register(TeamStats)
-class TeamStatsAdmin(ReadOnlyAdmin):
-    """One small item per team, keyed by team alone: browsed with a Scan."""
-
-    list_display = ["team_id", "page_views"]
-    allow_scan = True

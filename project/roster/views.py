@@ -18,7 +18,7 @@ from dynamo_app.exceptions import AlreadyApplied, InvalidCursor, StaleObjectErro
 
 from . import sample
 from .forms import AddPlayerForm, PlayerForm, TeamForm
-from .models import LEAGUE, TEAM_PAGE, Player, Team, TeamEvent, TeamStats
+from .models import LEAGUE, PAGE_VIEWS, TEAM_PAGE, Player, Team, TeamEvent
 
 PAGE_SIZE = 10
 EVENTS_ON_TEAM_PAGE = 5
@@ -63,10 +63,10 @@ def cursor_page(request: HttpRequest, queryset: Any) -> Any:
 
 def team_list(request: HttpRequest, form: TeamForm | None = None) -> HttpResponse:
     """One Query for the teams (index gsi1 of the Roster table), one BatchGetItem for
-    their page views."""
+    their page views (4 shard items a team: one request per 25 teams, none for none)."""
     teams = list(Team.objects.using_index("gsi1").filter(league=LEAGUE))
-    stats = TeamStats.objects.bulk_get([t.team_id for t in teams]) if teams else []
-    rows = [(team, s.page_views if s else 0) for team, s in zip(teams, stats, strict=True)]
+    views = PAGE_VIEWS.totals([t.team_id for t in teams]) if teams else {}
+    rows = [(team, views[team.team_id]) for team in teams]
     status = 400 if form is not None else 200
     context = {"rows": rows, "form": form or TeamForm()}
     return render(request, "roster/team_list.html", context, status=status)
@@ -100,24 +100,29 @@ def sample_teams(request: HttpRequest) -> HttpResponse:
 
 
 def team_detail(request: HttpRequest, team_id: str) -> HttpResponse:
-    """What it costs, now: two requests. One Query of the team's partition in the shared
+    """What it costs, now: three requests. One Query of the team's partition in the shared
     ``Roster`` table (the ``TEAM_PAGE`` collection in descending sort-key order: the team,
     every player, then the events newest first; a Limit of 1 + 100 + 5 items, so a full
     roster and at least the 5 latest events come in the one page: about 3 KB, 0.5 read
     units, for a sample team, and up to the Limit's worth of older events, a few KB more,
-    for a team with a long history), and UpdateItem ADD on the hot counter (its own
-    table, no read).
+    for a team with a long history); then the view counted, an UpdateItem ADD on one of
+    the team's 4 ``PAGE_VIEWS`` shards (the app's counters table, no read), and the total
+    read back, one strongly consistent BatchGetItem of the 4 shards (4 read units), so the
+    count shown includes this view. Why shards: every view of a team writes its counter,
+    and one item takes at most about 1,000 writes a second (one partition's limit); 4
+    shards take 4 times that.
 
-    Before, with a table per entity, it cost four: GetItem (the team), UpdateItem ADD,
-    Query (10 players by number, on a local index; a cursor per further page) and Query
-    (the 5 latest events): three reads, each a round trip and at least 0.5 read units of
-    its own. docs/explanation/benchmarks.md, section 9, measures both layouts."""
+    Before, with a table per entity, the roster alone cost three reads: GetItem (the
+    team), Query (10 players by number, on a local index; a cursor per further page) and
+    Query (the 5 latest events), each a round trip and at least 0.5 read units of its own.
+    docs/explanation/benchmarks.md, section 9, measures both layouts."""
     page = TEAM_PAGE.page(team_id=team_id, size=1 + MAX_PLAYERS + EVENTS_ON_TEAM_PAGE, reverse=True)
     teams = page.of(Team)
     if not teams:
         raise Http404(f"No team {team_id!r}.")
     team = teams[0]
-    views = TeamStats.objects.increment(team_id=team_id, page_views=1)["page_views"]
+    PAGE_VIEWS.add(team_id)
+    views = PAGE_VIEWS.total(team_id, consistent=True)
     players = sorted(page.of(Player), key=lambda p: p.uniform_number)
     events = page.of(TeamEvent)[:EVENTS_ON_TEAM_PAGE]
     remember_team(request, team)
