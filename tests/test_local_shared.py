@@ -20,7 +20,7 @@ from dynamo_app import local, local_state
 from dynamo_app.testing import moto_only
 from tests.local_project import ROOT, Project
 
-pytestmark = moto_only
+pytestmark = [moto_only, pytest.mark.processes]
 
 NOTES = "from notes.models import Note; print(sorted(n.text for n in Note.objects.scan()))"
 ENDPOINT = "from dynamo_app.handle import get_handle; print(get_handle().endpoint_url)"

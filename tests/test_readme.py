@@ -141,13 +141,14 @@ def pages() -> list[Any]:
     grouped: dict[tuple[str, str], list[Block]] = {}
     for block in ALL_BLOCKS:
         grouped.setdefault((block.name, block.title), []).append(block)
-    # The benchmarks run on their own moto server whatever the engine: the engine leg
-    # would only repeat them.
+    # The benchmarks run on their own moto server whatever the engine, in processes of
+    # their own: the engine leg would only repeat them, and one moto leg runs them.
+    benchmarks = (moto_only, pytest.mark.processes)
     return [
         pytest.param(
             group,
             id=f"{name}:{title or 'top'}",
-            marks=moto_only if group[0].document == BENCHMARKS else (),
+            marks=benchmarks if group[0].document == BENCHMARKS else (),
         )
         for (name, title), group in grouped.items()
         if any(b.language in ("python", "bash") and b.not_run is None for b in group)

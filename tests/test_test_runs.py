@@ -206,6 +206,7 @@ def file_state(path: Path) -> tuple[Any, ...]:
 # --- the demo project: manage.py test ------------------------------------------
 
 
+@pytest.mark.processes
 def test_demo_manage_py_test_leaves_a_development_store_untouched(live_store, tmp_path):
     before = contents(live_store)
     with door(live_store) as counting:
@@ -225,6 +226,7 @@ def test_demo_manage_py_test_leaves_a_development_store_untouched(live_store, tm
     assert contents(live_store) == before and len(before["us-east-1/demo-team"]) == TEAMS
 
 
+@pytest.mark.processes
 def test_demo_manage_py_test_never_opens_the_state_file(state_file, tmp_path):
     before = file_state(state_file)
     environ = {
@@ -353,6 +355,8 @@ def fresh(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
+# Not marked `processes`, unlike its neighbours: the runner leans on Django's and
+# unittest's private internals (its --parallel workers), so every Python/Django line runs it.
 @pytest.mark.parametrize("processes", ["1", "2"])
 def test_fresh_project_manage_py_test_with_the_runner(fresh, live_store, processes):
     """Each --parallel worker gets a store of its own, as it gets a database."""
@@ -366,6 +370,7 @@ def test_fresh_project_manage_py_test_with_the_runner(fresh, live_store, process
     assert contents(live_store) == before
 
 
+@pytest.mark.processes
 def test_fresh_project_manage_py_test_without_the_runner_refuses_dynamodb(fresh, live_store):
     """The one settings line forgotten, and the configured store is AWS: the run
     fails, naming the line, and AWS hears nothing."""
@@ -381,6 +386,7 @@ def test_fresh_project_manage_py_test_without_the_runner_refuses_dynamodb(fresh,
     assert contents(live_store) == before
 
 
+@pytest.mark.processes
 def test_fresh_project_pytest_against_aws_settings(fresh, live_store):
     before = contents(live_store)
     with door(live_store) as counting:
@@ -393,6 +399,7 @@ def test_fresh_project_pytest_against_aws_settings(fresh, live_store):
     assert contents(live_store) == before
 
 
+@pytest.mark.processes
 def test_fresh_project_pytest_with_the_embedded_state_file(fresh, state_file):
     """The documented development settings: embedded server, state file with data."""
     before = file_state(state_file)
