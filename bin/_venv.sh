@@ -35,14 +35,14 @@ stamp_venv() {  # stamp_venv DIR FILES...: remember what DIR was installed from
     cat "$@" | sha256sum | cut -c1-16 > "$dir/.stamp"
 }
 
-ensure_venv() {  # ensure_venv PYTHON DIR: create DIR and install requirements when they changed
-    local python="$1" dir="$2"
-    if venv_is_stale "$python" "$dir" requirements.txt pyproject.toml; then
-        echo "==> installing requirements into $dir"
+ensure_venv() {  # ensure_venv PYTHON DIR [REQUIREMENTS]: DIR holds REQUIREMENTS (requirements.txt) and the package
+    local python="$1" dir="$2" requirements="${3:-requirements.txt}"
+    if venv_is_stale "$python" "$dir" "$requirements" pyproject.toml; then
+        echo "==> installing $requirements into $dir"
         pip_install "$dir" --upgrade pip
-        pip_install "$dir" -r requirements.txt
+        pip_install "$dir" -r "$requirements"
         pip_install "$dir" --no-deps -e .
-        stamp_venv "$dir" requirements.txt pyproject.toml
+        stamp_venv "$dir" "$requirements" pyproject.toml
     fi
 }
 

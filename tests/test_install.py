@@ -41,6 +41,21 @@ def test_local_extra_admits_the_tested_moto_and_not_5_2():
     assert "django-dynamo-app[local]" in extras["test"]  # the pytest plugin starts moto
 
 
+def test_runtime_dependencies_are_what_the_package_imports_each_with_its_floor():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    declared = {r.name.lower(): r for r in map(Requirement, project["dependencies"])}
+    assert set(declared) == {"django", "boto3", "botocore"}  # django-environ: the demo's only
+    floors = subprocess.run(
+        [sys.executable, str(ROOT / "bin" / "floors.py"), "local", "drf", "dax", "debug-toolbar"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.splitlines()
+    for name, requirement in declared.items():  # bin/test's floor leg installs these pins
+        (low,) = (s.version for s in requirement.specifier if s.operator == ">=")
+        assert f"{requirement.name}=={low}" in floors, name
+
+
 STARTUP = """
 import sys
 sys.modules[sys.argv[1]] = None  # as if it were not installed
