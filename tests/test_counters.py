@@ -98,6 +98,7 @@ for n in range(int(sys.argv[1])):
 """
 
 
+@pytest.mark.processes  # processes of their own: one leg runs them (bin/test)
 def test_totals_are_exact_after_increments_from_several_processes(dynamo_db, tmp_path):
     env = {
         **os.environ,

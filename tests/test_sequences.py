@@ -202,6 +202,7 @@ PROCESSES = 6
 EACH = 2000
 
 
+@pytest.mark.processes  # processes of their own: one leg runs them (bin/test)
 @pytest.mark.parametrize("cache", [1, 1000])
 def test_processes_never_take_the_same_number(dynamo_db, tmp_path, cache):
     env = {
