@@ -50,8 +50,10 @@ for page in ("change_list", "delete_confirmation", "delete_selected_confirmation
 
 # Every other module imports, dynamo_app.testing included (its helpers need no pytest; the
 # fixtures it loads under pytest, dynamo_app.test.plugin, need the test extra;
-# dynamo_app.contrib.rest_framework needs the drf extra, and says so).
-EXTRAS = {"dynamo_app.test.plugin", "dynamo_app.contrib.rest_framework", PANEL}
+# dynamo_app.contrib.rest_framework and the fields' serializer helpers need the drf extra,
+# and say so).
+DRF_MODULES = ("dynamo_app.contrib.rest_framework", "dynamo_app.models.serializerfields")
+EXTRAS = {"dynamo_app.test.plugin", *DRF_MODULES, PANEL}
 modules = [
     m.name
     for m in pkgutil.walk_packages(dynamo_app.__path__, "dynamo_app.")
@@ -59,10 +61,11 @@ modules = [
 ]
 for name in modules:
     importlib.import_module(name)
-try:
-    importlib.import_module("dynamo_app.contrib.rest_framework")
-except ImproperlyConfigured as exc:
-    assert 'pip install "django-dynamo-app[drf]"' in str(exc), str(exc)
-else:
-    sys.exit("dynamo_app.contrib.rest_framework imported without Django REST framework")
+for name in DRF_MODULES:
+    try:
+        importlib.import_module(name)
+    except ImproperlyConfigured as exc:
+        assert 'pip install "django-dynamo-app[drf]"' in str(exc), str(exc)
+    else:
+        sys.exit(f"{name} imported without Django REST framework")
 print(f"ok: {len(modules)} modules from {where}, py.typed, the [local] [debug-toolbar] [drf] hints")
