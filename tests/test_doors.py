@@ -172,6 +172,21 @@ def stored(key: str) -> dict[str, Any] | None:
     return answer.get("Item")
 
 
+def as_stored(value: dict[str, Any]) -> Any:
+    """A wire value as DynamoDB keeps it: numbers normalised ("1.50" is 1.5), which
+    moto and MiniStack each do on some paths and not others."""
+    ((kind, inner),) = value.items()
+    if kind == "N":
+        return ("N", Decimal(inner))
+    if kind == "NS":
+        return ("NS", frozenset(Decimal(n) for n in inner))
+    if kind == "L":
+        return ("L", [as_stored(v) for v in inner])
+    if kind == "M":
+        return ("M", {k: as_stored(v) for k, v in inner.items()})
+    return (kind, inner)
+
+
 @pytest.mark.parametrize(("name", "value", "typed", "kind"), CASES)
 @pytest.mark.parametrize("door", DOORS, ids=lambda door: door.__name__)
 def test_the_same_value_is_refused_or_stored_identically_through_every_door(
@@ -188,4 +203,5 @@ def test_the_same_value_is_refused_or_stored_identically_through_every_door(
         return
     door("k", name, value, typed)
     by_save("reference", name, value, typed)
-    assert stored("k")[name] == stored("reference")[name]  # type: ignore[index]
+    door_item, reference = stored("k"), stored("reference")
+    assert as_stored(door_item[name]) == as_stored(reference[name])  # type: ignore[index]
