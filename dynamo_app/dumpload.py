@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any, TextIO, cast
 from django.core.exceptions import NON_FIELD_ERRORS
 from django.utils.translation import ngettext
 
-from . import wire
+from . import sequences, wire
 from .actions import Action
 from .exceptions import (
     AlreadyExists,
@@ -46,12 +46,14 @@ from .exceptions import (
     DynamoError,
     LoadError,
     OutcomeUnknown,
+    SequenceError,
     TransactionCanceled,
     UniqueViolation,
     ValidationError,
 )
 from .handle import get_handle
 from .models import writes
+from .models.fields import SequenceField
 from .models.registry import registered_models
 from .progress import Progress
 from .serialization import value_from_json, wire_from_json, wire_to_json
@@ -178,6 +180,7 @@ class LoadResult:
     present: int = 0  # items found already loaded (a resumed load)
     invalid: list[int] = field(default_factory=list)  # line numbers skipped (skip_invalid)
     seconds: float = 0.0
+    advanced: dict[str, int] = field(default_factory=dict)  # sequence name -> moved up to
 
 
 Numbered = tuple[int, "Model"]  # (line number, the instance it holds)
@@ -229,9 +232,10 @@ def _load(
     models = {m._meta.label: m for m in registered_models()}
     problems: list[tuple[int, str]] = []
     good = 0
+    highest = _Highest()
     for number, text in _numbered(replay()):
         try:
-            _parse(text, models, strict)
+            highest.see(_parse(text, models, strict)[1])
         except (ValueError, ValidationError) as exc:
             problems.append((number, _problem(exc)))
         else:
@@ -250,6 +254,7 @@ def _load(
             problems=problems,
         )
     result.invalid = [n for n, _ in problems]
+    result.advanced = highest.advance()
     meter = Progress(progress, "load", total=total or good) if progress is not None else None
     writer = _Loader(result, skip_invalid, source, meter)
     skip = set(result.invalid)
@@ -261,6 +266,38 @@ def _load(
         meter.close()
     result.seconds = time.monotonic() - started
     return result
+
+
+class _Highest:
+    """The highest number the checked lines give each sequence (``SequenceField``).
+
+    A loaded item keeps the number it was dumped with, which its sequence may
+    not have reached (a fresh table, a copy from another stage): as Django's
+    ``loaddata`` resets SQL sequences, the load moves each sequence up to the
+    highest number loaded, before the first write, so a later ``create()``
+    never takes a loaded number. A sequence already past it is left alone."""
+
+    def __init__(self) -> None:
+        self.numbers: dict[str, tuple[sequences.Sequence, int]] = {}
+
+    def see(self, obj: Model) -> None:
+        for f in obj._meta.fields:
+            number = obj.__dict__[f.name]
+            if isinstance(f, SequenceField) and number is not None:
+                name = f.sequence.name
+                if name not in self.numbers or self.numbers[name][1] < number:
+                    self.numbers[name] = (f.sequence, number)
+
+    def advance(self) -> dict[str, int]:
+        """Move each sequence up (one conditional UpdateItem each); the ones moved."""
+        moved = {}
+        for name, (sequence, number) in sorted(self.numbers.items()):
+            try:
+                sequence.advance(number)
+            except SequenceError:  # already past it: nothing to do
+                continue
+            moved[name] = number
+        return moved
 
 
 @dataclass

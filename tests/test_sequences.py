@@ -4,6 +4,7 @@ The concurrency tests run real processes against the suite's server: each
 reserves blocks with its own requests, as a project's web workers would.
 """
 
+import io
 import json
 import os
 import subprocess
@@ -15,7 +16,7 @@ import pytest
 from django.conf import settings
 from django.core.management import CommandError, call_command
 
-from dynamo_app import app_tables, models, sequences
+from dynamo_app import app_tables, dumpload, models, sequences
 from dynamo_app.exceptions import AlreadyExists, ModelDefinitionError, SequenceError
 from dynamo_app.sequences import Sequence
 from dynamo_app.tables import registry
@@ -168,6 +169,36 @@ def test_the_command_shows_and_advances_a_sequence(dynamo_db, capsys):
         call_command("dynamo_sequence", "seq_ticket.ticket_id", "--to", "10")
     with pytest.raises(CommandError, match="Sequences: .*seq_ticket.ticket_id"):
         call_command("dynamo_sequence", "seq_tickets.id", "--to", "10")
+
+
+
+def test_a_load_moves_each_sequence_up_to_the_highest_number_loaded(dynamo_db):
+    """As loaddata resets SQL sequences: a create after a load never takes a loaded number."""
+    Ticket.objects.create(title="Before")  # the sequence is at 1
+    lines = [
+        json.dumps({"model": Ticket._meta.label, "fields": {"ticket_id": n, "title": f"#{n}"}})
+        for n in (40, 7, 41)
+    ]
+    lines.append(json.dumps({"model": Post._meta.label, "fields": {"post_id": "p", "number": 3}}))
+    with count_requests() as counter:
+        result = dumpload.load(lines)
+    assert result.advanced == {"seq_ticket.ticket_id": 41, "seq_post.number": 3}
+    assert counter["UpdateItem"] == 2  # one conditional update per sequence, before the writes
+    assert Ticket.objects.create(title="After").ticket_id == 42
+    assert Post.objects.create().number == 4
+
+    again = dumpload.load(lines[:1])  # the sequence is past 40 already: left where it is
+    assert (again.loaded, again.advanced) == (1, {})
+    assert Sequence("seq_ticket.ticket_id").current() == 42
+
+
+def test_the_load_command_says_which_sequences_it_moved(dynamo_db, tmp_path):
+    path = tmp_path / "tickets.jsonl"
+    line = {"model": Ticket._meta.label, "fields": {"ticket_id": 1234, "title": "Imported"}}
+    path.write_text(json.dumps(line) + "\n")
+    said = io.StringIO()
+    call_command("dynamo_load", str(path), stderr=said)
+    assert "sequence seq_ticket.ticket_id moved up to 1,234 (the highest loaded)" in said.getvalue()
 
 
 # --- processes -----------------------------------------------------------------------

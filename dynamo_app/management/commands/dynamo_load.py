@@ -70,4 +70,6 @@ class Command(BaseCommand):
                 "skipped %(n)s invalid line", "skipped %(n)s invalid lines", len(result.invalid)
             )
             summary += f"; {skipped % {'n': f'{len(result.invalid):,}'}}: {shown}{more}"
+        for name, number in result.advanced.items():
+            summary += f"; sequence {name} moved up to {number:,} (the highest loaded)"
         self.stderr.write(summary + ".")
