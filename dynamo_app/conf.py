@@ -9,6 +9,7 @@ and says what is expected; secret values never appear in a message or repr.
 from __future__ import annotations
 
 import difflib
+import ipaddress
 import logging
 import os
 import re
@@ -16,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import Field, dataclass, field, fields
 from decimal import Decimal
 from typing import Any
+from urllib.parse import urlsplit
 
 from django.conf import settings as django_settings
 from django.core.exceptions import ImproperlyConfigured
@@ -286,8 +288,9 @@ class DynamoSettings:
     region: str = setting(
         "",
         _string,
-        "empty: `AWS_REGION` / `AWS_DEFAULT_REGION` from the environment; neither: startup error "
-        "(the embedded server needs none)",
+        "empty: `AWS_REGION` / `AWS_DEFAULT_REGION` from the environment; neither: startup error, "
+        "but for a local server (`\"embedded\"` or a URL on 127.0.0.1, ::1 or localhost), "
+        "which gets `us-east-1`",
     )
     endpoint: str = setting(
         "",
@@ -299,8 +302,8 @@ class DynamoSettings:
     access_key_id: str = setting(
         "",
         _credential,
-        "empty: boto3's normal credential chain (environment, profile, instance role); set both or "
-        "neither",
+        "empty: boto3's normal credential chain (environment, profile, instance role), but for a "
+        "local server, which is sent dummy ones (never yours); set both or neither",
     )
     secret_access_key: Secret = setting(
         "",
@@ -412,11 +415,17 @@ class DynamoSettings:
         return self.endpoint == EMBEDDED
 
     @property
+    def local(self) -> bool:
+        """The embedded server, or a URL on this machine (``dynamo_local``, a
+        container): it needs no real region nor credentials."""
+        return self.embedded or is_loopback(self.endpoint)
+
+    @property
     def credentials_source(self) -> str:
         if self.access_key_id:
             return "DYNAMO settings (ACCESS_KEY_ID/SECRET_ACCESS_KEY)"
-        if self.embedded:
-            return "embedded server (dummy credentials)"
+        if self.local:
+            return "a local server (dummy credentials)"
         return "boto3 credential chain (environment, profile, instance role)"
 
     def resolver(self) -> TableResolver:
@@ -491,17 +500,30 @@ def _auto_migrate_needs_debug(values: dict[str, Any], debug: bool) -> None:
         )
 
 
+def is_loopback(endpoint: str) -> bool:
+    """Whether ``endpoint`` is a URL of this machine (127.0.0.0/8, ::1, localhost)."""
+    host = urlsplit(endpoint).hostname if endpoint != EMBEDDED else None
+    if not host:
+        return False
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
 def _region(values: dict[str, Any], debug: bool) -> None:
     """An enabled section needs a region: REGION, else the environment's, else
-    (embedded only) a default."""
+    (a local server only) a default."""
     if not values["enabled"] or values["region"]:
         return
     for env in ("AWS_REGION", "AWS_DEFAULT_REGION"):
         if os.environ.get(env):
             values.update(region=os.environ[env], region_source=env)
             return
-    if values["endpoint"] == EMBEDDED:
-        values.update(region="us-east-1", region_source="the embedded default")
+    if values["endpoint"] == EMBEDDED or is_loopback(values["endpoint"]):
+        values.update(region="us-east-1", region_source="the local-server default")
         return
     raise ImproperlyConfigured(
         "DYNAMO['REGION'] is empty and neither AWS_REGION nor AWS_DEFAULT_REGION is set: "

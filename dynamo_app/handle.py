@@ -98,7 +98,7 @@ class Handle:
 
     def _build_client(self, service: Literal["dynamodb", "dynamodbstreams"]) -> Any:
         s = self.settings
-        dummy = "embedded" if s.embedded and not s.access_key_id else None
+        dummy = "local" if s.local and not s.access_key_id else None
         core = botocore.session.get_session()
         # Every body checked against its x-amz-crc32; items parsed without
         # botocore's shape walk while the fast client path is on.

@@ -134,10 +134,22 @@ def test_no_region_anywhere_is_a_startup_error(monkeypatch):
         parse({"ENABLED": True})
 
 
-def test_embedded_needs_no_region(monkeypatch):
+@pytest.mark.parametrize(
+    "endpoint", ["embedded", "http://127.0.0.1:8001", "http://localhost:8001", "http://[::1]:8001"]
+)
+def test_a_local_server_needs_no_region(monkeypatch, endpoint):
     monkeypatch.delenv("AWS_REGION", raising=False)
     monkeypatch.delenv("AWS_DEFAULT_REGION", raising=False)
-    assert parse({"ENABLED": True, "ENDPOINT": "embedded"}).region == "us-east-1"
+    s = parse({"ENABLED": True, "ENDPOINT": endpoint})
+    assert (s.region, s.local) == ("us-east-1", True)
+
+
+@pytest.mark.parametrize("endpoint", ["http://10.0.0.5:8000", "https://dynamo.example.com"])
+def test_a_server_elsewhere_needs_a_region(monkeypatch, endpoint):
+    monkeypatch.delenv("AWS_REGION", raising=False)
+    monkeypatch.delenv("AWS_DEFAULT_REGION", raising=False)
+    with pytest.raises(ImproperlyConfigured, match="REGION"):
+        parse({"ENABLED": True, "ENDPOINT": endpoint})
 
 
 @pytest.mark.parametrize("endpoint", ["localhost:8000", "ftp://x", "embeded"])

@@ -46,10 +46,27 @@ def test_no_credentials_anywhere_fails_at_startup(monkeypatch, dynamo_server):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", "/nonexistent")
     monkeypatch.setenv("AWS_CONFIG_FILE", "/nonexistent")
-    section = {"ENABLED": True, "REGION": "us-east-1", "ENDPOINT": dynamo_server.url}
+    section = {"ENABLED": True, "REGION": "us-east-1", "ENDPOINT": ""}  # AWS: builds, sends nothing
     with override_settings(DYNAMO=section):
         with pytest.raises(ImproperlyConfigured, match="no AWS credentials"):
             get_handle()
+
+
+def test_a_local_url_needs_no_region_nor_credentials_and_never_gets_yours(
+    monkeypatch, dynamo_server
+):
+    """dynamo_local says 'use ENDPOINT = http://127.0.0.1:<port>': that line alone works."""
+    monkeypatch.delenv("AWS_REGION", raising=False)
+    monkeypatch.delenv("AWS_DEFAULT_REGION", raising=False)
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "AKIAREALKEYOFTHEUSER")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "real-secret")
+    local = dynamo_server.url.replace("127.0.0.1", "localhost")
+    with override_settings(DYNAMO={"ENABLED": True, "ENDPOINT": local}):
+        handle = get_handle()
+        assert handle.settings.region == "us-east-1"
+        assert handle.client.meta.region_name == "us-east-1"
+        assert handle.client._request_signer._credentials.access_key == "local"
+        assert "a local server (dummy credentials)" in handle.settings.summary()
 
 
 def test_resolver_rules(dynamo_server):
