@@ -189,29 +189,39 @@ def shared_table_problems(meta: Options) -> list[Problem]:
     and that no other model of the table could render to the same key."""
     if meta.table_declaration is None and meta.keys_declaration is None:
         return []
-    name = meta.object_name
     shared = meta.shared
     if shared is None or not isinstance(meta.keys_declaration, dict) or not meta.keys_declaration:
         return [
             Problem(
                 "dynamo.E116",
-                f"{name}: a model in a shared table declares both Meta.table (a models.Table "
-                "subclass) and Meta.keys (a dict of key attribute to template), got "
-                f"table={meta.table_declaration!r}, keys={meta.keys_declaration!r}.",
+                f"{meta.object_name}: a model in a shared table declares both Meta.table (a "
+                "models.Table subclass) and Meta.keys (a dict of key attribute to template), "
+                f"got table={meta.table_declaration!r}, keys={meta.keys_declaration!r}.",
                 'E.g. table = Roster, keys = {"pk": "TEAM#{team_id}", "sk": "PLAYER#{player_id}"}.',
             )
         ]
+    problems = [problem for check in SHARED_TABLE_CHECKS for problem in check(meta, shared)]
+    return problems or _overlap_problems(meta, shared)
+
+
+def _table_level_option_problems(meta: Options, shared: TableOptions) -> list[Problem]:
+    """The table's own options belong to its ``models.Table``, not to one model of it."""
+    return [
+        Problem(
+            "dynamo.E119",
+            f"{meta.object_name}.Meta.{option}: a model in a shared table takes it from "
+            f"{shared.label}.",
+            f"Declare it on {shared.table.__name__}.Meta.",
+        )
+        for option in TABLE_LEVEL
+        if meta.meta is not None and hasattr(meta.meta, option)
+    ]
+
+
+def _shared_field_problems(meta: Options, shared: TableOptions) -> list[Problem]:
+    """No key fields (templates build the keys), and no field stored under an
+    attribute the table derives."""
     problems = []
-    for option in TABLE_LEVEL:
-        if meta.meta is not None and hasattr(meta.meta, option):
-            problems.append(
-                Problem(
-                    "dynamo.E119",
-                    f"{name}.Meta.{option}: a model in a shared table takes it from "
-                    f"{shared.label}.",
-                    f"Declare it on {shared.table.__name__}.Meta.",
-                )
-            )
     for field in meta.fields:
         if field.is_key:
             problems.append(
@@ -231,31 +241,54 @@ def shared_table_problems(meta: Options) -> list[Problem]:
                     "Give the field another db_name.",
                 )
             )
+    return problems
+
+
+def _keys_entry_problems(meta: Options, shared: TableOptions) -> list[Problem]:
+    """Each ``Meta.keys`` entry names a key attribute of the table and holds a string."""
+    problems = []
     attributes = shared.key_attributes
-    table_keys = shared.index_keys(None)
-    sorts = {table_keys[1], *(i.sort_key for i in shared.indexes.values())}
     for attribute, text in meta.keys_declaration.items():
         if attribute not in attributes:
             problems.append(
                 Problem(
                     "dynamo.E116",
-                    f"{name}.Meta.keys names {attribute!r}, which is not a key attribute of "
-                    f"{shared.label} ({', '.join(attributes)}).",
+                    f"{meta.object_name}.Meta.keys names {attribute!r}, which is not a key "
+                    f"attribute of {shared.label} ({', '.join(attributes)}).",
                 )
             )
         elif not isinstance(text, str):
             problems.append(
-                Problem("dynamo.E116", f"{name}.Meta.keys[{attribute!r}] is not a string.")
+                Problem(
+                    "dynamo.E116", f"{meta.object_name}.Meta.keys[{attribute!r}] is not a string."
+                )
             )
-    for attribute, template in meta.templates.items():
-        if attribute in attributes:
-            for check_id, text in templates.key_problems(
-                template,
-                meta.fields_by_name,
-                sort=attribute in sorts,
-                table_key=attribute in table_keys,
-            ):
-                problems.append(Problem(check_id, f"{name}.{text}"))
+    return problems
+
+
+def _key_template_problems(meta: Options, shared: TableOptions) -> list[Problem]:
+    """Each template of a key attribute, judged by the template rules (fields it
+    names, sort order kept where the attribute sorts)."""
+    table_keys = shared.index_keys(None)
+    sorts = {table_keys[1], *(i.sort_key for i in shared.indexes.values())}
+    return [
+        Problem(check_id, f"{meta.object_name}.{text}")
+        for attribute, template in meta.templates.items()
+        if attribute in shared.key_attributes
+        for check_id, text in templates.key_problems(
+            template,
+            meta.fields_by_name,
+            sort=attribute in sorts,
+            table_key=attribute in table_keys,
+        )
+    ]
+
+
+def _filled_key_problems(meta: Options, shared: TableOptions) -> list[Problem]:
+    """The table's key filled whole, and each index's whole or not at all: a half
+    key is an item DynamoDB refuses, or one the index never shows."""
+    problems = []
+    table_keys = shared.index_keys(None)
     for index in (None, *shared.indexes):
         keys = [a for a in shared.index_keys(index) if a is not None]
         if index is not None:  # a local index's partition key is the table's
@@ -266,22 +299,40 @@ def shared_table_problems(meta: Options) -> list[Problem]:
             problems.append(
                 Problem(
                     "dynamo.E116",
-                    f"{name}.Meta.keys fills {', '.join(filled) or 'nothing'} of {where}'s key "
-                    f"({', '.join(keys)}): no template fills {', '.join(set(keys) - set(filled))}.",
+                    f"{meta.object_name}.Meta.keys fills {', '.join(filled) or 'nothing'} of "
+                    f"{where}'s key ({', '.join(keys)}): no template fills "
+                    f"{', '.join(set(keys) - set(filled))}.",
                     "Give a template for each key attribute of the table, and for an index "
                     "either all or none.",
                 )
             )
-    if meta.ttl_name is not None and meta.ttl is not None and meta.ttl.db_name != shared.ttl:
-        problems.append(
-            Problem(
-                "dynamo.E119",
-                f"{name}.Meta.ttl: {meta.ttl.label} is stored as {meta.ttl.db_name!r}, but "
-                f"{shared.label}'s TTL attribute is {shared.ttl!r}.",
-                "Set the table's Meta.ttl, and db_name on the field to match it.",
-            )
+    return problems
+
+
+def _shared_ttl_problems(meta: Options, shared: TableOptions) -> list[Problem]:
+    """A model's TTL field is stored under the table's one TTL attribute."""
+    if meta.ttl_name is None or meta.ttl is None or meta.ttl.db_name == shared.ttl:
+        return []
+    return [
+        Problem(
+            "dynamo.E119",
+            f"{meta.object_name}.Meta.ttl: {meta.ttl.label} is stored as {meta.ttl.db_name!r}, "
+            f"but {shared.label}'s TTL attribute is {shared.ttl!r}.",
+            "Set the table's Meta.ttl, and db_name on the field to match it.",
         )
-    return problems + _overlap_problems(meta, shared) if not problems else problems
+    ]
+
+
+# The checks of a model in a shared table, in the order their problems are listed;
+# the overlap with the table's other models is judged only when these all pass.
+SHARED_TABLE_CHECKS = (
+    _table_level_option_problems,
+    _shared_field_problems,
+    _keys_entry_problems,
+    _key_template_problems,
+    _filled_key_problems,
+    _shared_ttl_problems,
+)
 
 
 def _overlap_problems(meta: Options, shared: TableOptions) -> list[Problem]:

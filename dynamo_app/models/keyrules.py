@@ -121,92 +121,117 @@ def template_problems(meta: Options, schema: KeySchema, terms: list[Term]) -> li
     the partition template exactly; on the sort template, exact values for a leading
     run of its fields, and at most one other lookup, on its last field."""
     problems = []
-    partition, sort = schema.partition_fields, schema.sort_fields
     seen: dict[Field, Term] = {}
     for term in terms:
-        field = term.field
-        if term.path != field.name or field not in (*partition, *sort):
-            problems.append(
-                KeyProblem(
-                    "dynamo.E203",
-                    term,
-                    f"{term.path!r} is not in a key template of {schema.where}.",
-                    _not_a_key_hint(meta, term.path),
-                )
-            )
-        elif field in seen:
-            problems.append(
-                KeyProblem(
-                    "dynamo.E205",
-                    term,
-                    f"a query takes one condition on {field.name!r} (first: {seen[field].text!r}).",
-                    "Use one BETWEEN (`__between`) for a range.",
-                )
-            )
-        elif term.lookup != "exact" and field in partition:
-            problems.append(
-                KeyProblem(
-                    "dynamo.E204",
-                    term,
-                    f"{field.name!r} builds the partition key; it takes only an exact value.",
-                )
-            )
-        elif term.lookup not in KEY_LOOKUPS:
-            problems.append(
-                KeyProblem(
-                    "dynamo.E201",
-                    term,
-                    f"not a key condition; a sort key field takes {', '.join(KEY_LOOKUPS)}.",
-                )
-            )
-        seen.setdefault(field, term)
-    # A field of both templates is known from the partition key: it fixes nothing more.
-    own = [f for f in sort if f not in partition]
-    ranged = [t for t in seen.values() if t.field in own and t.lookup != "exact"]
+        problem = _template_term_problem(meta, schema, term, seen)
+        if problem is not None:
+            problems.append(problem)
+        seen.setdefault(term.field, term)
+    return [
+        *problems,
+        *_sort_run_problems(schema, seen),
+        *_begins_with_problems(schema, seen),
+        *_missing_partition_problems(schema, seen),
+    ]
+
+
+def _template_term_problem(
+    meta: Options, schema: KeySchema, term: Term, seen: dict[Field, Term]
+) -> KeyProblem | None:
+    """One term on its own: a field of a template, named once, with a key lookup."""
+    field = term.field
+    if term.path != field.name or field not in (*schema.partition_fields, *schema.sort_fields):
+        return KeyProblem(
+            "dynamo.E203",
+            term,
+            f"{term.path!r} is not in a key template of {schema.where}.",
+            _not_a_key_hint(meta, term.path),
+        )
+    if field in seen:
+        return KeyProblem(
+            "dynamo.E205",
+            term,
+            f"a query takes one condition on {field.name!r} (first: {seen[field].text!r}).",
+            "Use one BETWEEN (`__between`) for a range.",
+        )
+    if term.lookup != "exact" and field in schema.partition_fields:
+        return KeyProblem(
+            "dynamo.E204",
+            term,
+            f"{field.name!r} builds the partition key; it takes only an exact value.",
+        )
+    if term.lookup not in KEY_LOOKUPS:
+        return KeyProblem(
+            "dynamo.E201",
+            term,
+            f"not a key condition; a sort key field takes {', '.join(KEY_LOOKUPS)}.",
+        )
+    return None
+
+
+def _own_sort_fields(schema: KeySchema) -> list[Field]:
+    """The sort template's fields, in order; one of both templates is known from the
+    partition key: it fixes nothing more."""
+    return [f for f in schema.sort_fields if f not in schema.partition_fields]
+
+
+def _ranged_terms(schema: KeySchema, seen: dict[Field, Term]) -> list[Term]:
+    own = _own_sort_fields(schema)
+    return [t for t in seen.values() if t.field in own and t.lookup != "exact"]
+
+
+def _sort_run_problems(schema: KeySchema, seen: dict[Field, Term]) -> list[KeyProblem]:
+    """Exact values for a leading run of the sort template's fields, then at most one
+    range, on its last field."""
+    sort, own, ranged = schema.sort_fields, _own_sort_fields(schema), _ranged_terms(schema, seen)
     exact = [f for f in own if f in seen and seen[f].lookup == "exact"]
-    names = ", ".join(f.name for f in sort)
-    if exact != own[: len(exact)] or (
-        ranged
-        and (
-            len(ranged) > 1
-            or ranged[0].field is not own[len(exact)]
-            or ranged[0].field is not sort[-1]
-        )
+    if exact == own[: len(exact)] and (
+        not ranged
+        or (len(ranged) == 1 and ranged[0].field is own[len(exact)] and ranged[0].field is sort[-1])
     ):
-        problems.append(
-            KeyProblem(
-                "dynamo.E201",
-                ranged[0] if ranged else None,
-                f"the sort key of {schema.where} is built from {names}, in that order: a query "
-                "takes exact values for a leading run of them, and a range or begins_with only "
-                "on the last one, after exact values for all the others.",
-                "Filter the rest after the read with where().",
-            )
+        return []
+    names = ", ".join(f.name for f in sort)
+    return [
+        KeyProblem(
+            "dynamo.E201",
+            ranged[0] if ranged else None,
+            f"the sort key of {schema.where} is built from {names}, in that order: a query "
+            "takes exact values for a leading run of them, and a range or begins_with only "
+            "on the last one, after exact values for all the others.",
+            "Filter the rest after the read with where().",
         )
-    for term in ranged:
-        if term.lookup == "begins_with" and (
-            term.field.key_type != "S" or _slot_spec(schema, term.field.name)
-        ):
-            problems.append(
-                KeyProblem(
-                    "dynamo.E206",
-                    term,
-                    f"begins_with needs a string field written as-is in the key; "
-                    f"{term.field.name!r} is not.",
-                )
-            )
-    missing = [f.name for f in partition if f not in seen]
-    if missing:
-        problems.append(
-            KeyProblem(
-                "dynamo.E208",
-                None,
-                f"the query needs {', '.join(map(repr, missing))} with an exact value: they "
-                f"build the partition key of {schema.where} (a Query reads one partition).",
-                "To read the whole table call .scan() explicitly.",
-            )
+    ]
+
+
+def _begins_with_problems(schema: KeySchema, seen: dict[Field, Term]) -> list[KeyProblem]:
+    """begins_with reads the key's text: only a string field written as-is into it."""
+    return [
+        KeyProblem(
+            "dynamo.E206",
+            term,
+            f"begins_with needs a string field written as-is in the key; "
+            f"{term.field.name!r} is not.",
         )
-    return problems
+        for term in _ranged_terms(schema, seen)
+        if term.lookup == "begins_with"
+        and (term.field.key_type != "S" or _slot_spec(schema, term.field.name))
+    ]
+
+
+def _missing_partition_problems(schema: KeySchema, seen: dict[Field, Term]) -> list[KeyProblem]:
+    """A Query reads one partition: every field of its template, exactly."""
+    missing = [f.name for f in schema.partition_fields if f not in seen]
+    if not missing:
+        return []
+    return [
+        KeyProblem(
+            "dynamo.E208",
+            None,
+            f"the query needs {', '.join(map(repr, missing))} with an exact value: they "
+            f"build the partition key of {schema.where} (a Query reads one partition).",
+            "To read the whole table call .scan() explicitly.",
+        )
+    ]
 
 
 def _slot_spec(schema: KeySchema, name: str) -> str:
