@@ -16,6 +16,7 @@ from dynamo_app.exceptions import (
     ModelDefinitionError,
     StaleObjectError,
     UniqueViolation,
+    ValidationError,
     WriteError,
 )
 from dynamo_app.handle import Handle, get_handle, using
@@ -378,3 +379,62 @@ def test_one_value_claimed_twice_in_a_transaction_is_a_unique_violation(dynamo_d
             tx.create(Player(team_id="t1", player_name="A", uniform_number=5))
             tx.create(Player(team_id="t1", player_name="B", uniform_number=5))
     assert counter.total == 0
+
+
+class Badge(models.Model):
+    """Unique code beside a counter, a map and a required field: every update a lock
+    cannot follow can be asked of it."""
+
+    badge_id = models.StringField(partition_key=True)
+    code = models.StringField(null=True)
+    owner = models.StringField()
+    points = models.IntegerField(default=0)
+    notes = models.MapField(null=True)
+
+    class Meta:
+        table_name = "uq_badge"
+        unique = [models.Unique("code")]
+
+
+@pytest.mark.parametrize(
+    ("update", "error", "message"),
+    [
+        ({"add": {"code": 1}}, ValidationError, r"Badge\.code is part of a unique constraint"),
+        (
+            {"set": {"code": "B", "notes.x": 1}},
+            ValidationError,
+            "may only set or remove whole fields",
+        ),
+        ({"set": {"code": "B"}, "add": {"points": 1}}, ValidationError, "update of their own"),
+        (
+            {"set": {"owner": "b"}, "defaults": {"notes": {}}},
+            ValueError,
+            "defaults= is written by upsert=True only",
+        ),
+        ({"upsert": True, "add": {"points": 1}}, ValidationError, "would leave out owner"),
+        (
+            {"upsert": True, "add": {"points": 1}, "defaults": {"owner": "x", "code": "C"}},
+            ValidationError,
+            "unique constraint 'code' without claiming its lock",
+        ),
+        (
+            {"upsert": True, "add": {"points": 1}, "defaults": {"points": 3}},
+            ValueError,
+            "got points",
+        ),
+    ],
+)
+def test_an_update_its_locks_cannot_follow_is_refused_before_sending(
+    dynamo_db, update, error, message
+):
+    badge = Badge.objects.create(badge_id="b1", code="A", owner="ann", notes={})
+    with count_requests() as counter, pytest.raises(error, match=message):
+        badge.update(**update)
+    assert counter.total == 0
+
+
+def test_changing_a_unique_value_of_an_unread_instance_is_refused(dynamo_db):
+    Badge.objects.create(badge_id="b1", code="A", owner="ann")
+    with count_requests() as counter, pytest.raises(WriteError, match="values it replaces"):
+        Badge(badge_id="b1").update(set={"code": "B"})
+    assert counter.total == 0 and len(locks()) == 1

@@ -148,10 +148,7 @@ def _follow_index_keys(obj: Model, update: Update, actions: dict[str, Any]) -> N
         names = set(template.field_names)
         if attribute in meta.key_attributes or not names & {*set_values, *arithmetic}:
             continue
-        refused = [p for p in arithmetic if p in names]
-        known = {*set_values, *(f.name for f in meta.key_fields)}
-        unread = [n for n in names - known if obj._state.stored is None]
-        if refused or unread or any(p.split(".")[0] in names for p in set_values if "." in p):
+        if not _index_key_can_follow(obj, names, set_values, arithmetic):
             raise ValidationError(
                 f"{meta.object_name}: {', '.join(sorted(names))} build(s) the index key "
                 f"{attribute!r} ({template.text!r}); an update changes them with set= of whole "
@@ -164,6 +161,20 @@ def _follow_index_keys(obj: Model, update: Update, actions: dict[str, Any]) -> N
             update.remove(attribute)
         else:
             update.set(attribute, meta.render(template, values))
+
+
+def _index_key_can_follow(
+    obj: Model, names: set[str], set_values: dict[str, Any], arithmetic: list[str]
+) -> bool:
+    """The new key text is known: its fields are set whole (no arithmetic, no
+    nested path), or known from the key, or from a read."""
+    known = {*set_values, *(f.name for f in obj._meta.key_fields)}
+    unread = obj._state.stored is None and bool(names - known)
+    return not (
+        any(p in names for p in arithmetic)
+        or unread
+        or any(p.split(".")[0] in names for p in set_values if "." in p)
+    )
 
 
 def _key_params(obj: Model, condition: Condition | None = None) -> dict[str, Any]:
@@ -486,6 +497,27 @@ def _upsert_defaults(obj: Model, written: set[str], defaults: dict[str, Any]) ->
             f"{meta.object_name}: defaults= takes fields that are neither part of the key nor "
             f"written by the update itself; got {', '.join(wrong)}."
         )
+    fill, missing = _created_values(meta, written, defaults)
+    _refuse_created_unique(obj, fill, missing)
+    if missing:
+        required = "is required" if len(missing) == 1 else "are required"
+        raise ValidationError(
+            f"{meta.object_name} {obj.key}: an upsert (objects.increment(), update(upsert=True)) "
+            f"that creates the item would leave out {', '.join(missing)}, which {required} (not "
+            "null=True, no default). Pass defaults="
+            f"{{{', '.join(repr(n) + ': ...' for n in missing)}}}: "
+            "defaults are written only when the item is created.",
+            model=meta.object_name,
+            field=missing[0],
+        )
+    return fill
+
+
+def _created_values(
+    meta: Options, written: set[str], defaults: dict[str, Any]
+) -> tuple[dict[str, Any], list[str]]:
+    """The values of the fields an upsert leaves out (a default given, else the
+    field's own), and the required ones that would be left without a value."""
     fill: dict[str, Any] = {}
     missing = []
     for field in meta.fields:
@@ -496,28 +528,23 @@ def _upsert_defaults(obj: Model, written: set[str], defaults: dict[str, Any]) ->
             fill[field.name] = value
         elif not field.null and not field.is_set:
             missing.append(field.name)
-    name = f"{meta.object_name} {obj.key}"
-    for unique in meta.unique:  # a value the created item would hold, so would need locked
+    return fill, missing
+
+
+def _refuse_created_unique(obj: Model, fill: dict[str, Any], missing: list[str]) -> None:
+    """An item the upsert creates would hold a unique value without its lock."""
+    meta = obj._meta
+    fields = meta.fields_by_name
+    for unique in meta.unique:
         if all(fields[n].is_key or n in fill or n in missing for n in unique.all_fields):
             raise ValidationError(
-                f"{name}: an upsert (objects.increment(), update(upsert=True)) may create the "
-                f"item, and it would then hold a value of the unique constraint {unique.name!r} "
-                "without claiming its lock. Create the item with objects.create() first, then "
-                "update(add=...) it.",
+                f"{meta.object_name} {obj.key}: an upsert (objects.increment(), "
+                "update(upsert=True)) may create the item, and it would then hold a value of the "
+                f"unique constraint {unique.name!r} without claiming its lock. Create the item "
+                "with objects.create() first, then update(add=...) it.",
                 model=meta.object_name,
                 field=unique.fields[0],
             )
-    if missing:
-        required = "is required" if len(missing) == 1 else "are required"
-        raise ValidationError(
-            f"{name}: an upsert (objects.increment(), update(upsert=True)) that creates the "
-            f"item would leave out {', '.join(missing)}, which {required} (not null=True, no "
-            f"default). Pass defaults={{{', '.join(repr(n) + ': ...' for n in missing)}}}: "
-            "defaults are written only when the item is created.",
-            model=meta.object_name,
-            field=missing[0],
-        )
-    return fill
 
 
 @dataclass(frozen=True, repr=False)
@@ -568,56 +595,8 @@ def update_actions(
     also writes, where the item lacks them, the values an item it creates needs
     (``_upsert_defaults``)."""
     meta = obj._meta
-    update = _build_update(obj, **actions)
-    if meta.shared is not None:
-        _follow_index_keys(obj, update, actions)
-    if defaults and not upsert:
-        raise ValueError(f"{meta.object_name}: defaults= is written by upsert=True only.")
-    if upsert:
-        written = {meta.field_for_path(p)[0].name for p in update.paths()}
-        for name, value in _upsert_defaults(obj, written, defaults or {}).items():
-            update.set_if_missing(name, value)
-    version = meta.version
-    if version is not None:
-        update.add(version.name, 1)
-    set_values = dict(actions.get("set") or {})
-    removed = list(actions.get("remove") or ())
-    changed = {*set_values, *removed}
-    names = unique_fields(obj)
-    touched = [n for n in names if n in changed]
-    arithmetic = [*(actions.get("add") or {}), *(actions.get("append") or {})]
-    for path in [*arithmetic, *(actions.get("discard") or {})]:
-        if path.split(".")[0].split("[")[0] in names:
-            raise ValidationError(
-                f"{meta.object_name}.{path} is part of a unique constraint: change it with "
-                "set= (or remove=), so its lock can follow.",
-                model=meta.object_name,
-                field=path,
-            )
-    old: dict[str, Any] = {}
-    locks: list[Action] = []
-    if touched:
-        known = stored_values(obj, names)
-        if known is None:
-            raise WriteError(
-                f"{meta.object_name} {obj.key}: changing a unique value needs the values it "
-                "replaces; read the instance with objects.get() (not only()) first."
-            )
-        old = known
-        new = {**old, **{n: set_values.get(n) for n in touched}}
-        locks = _lock_changes(obj, old, new)
-        if locks and any("." in p or "[" in p for p in changed):
-            raise ValidationError(
-                f"{meta.object_name}: an update that changes a unique value may only set or "
-                "remove whole fields.",
-                model=meta.object_name,
-            )
-        if locks and any(actions.get(k) for k in ("add", "append", "discard")):
-            raise ValidationError(
-                f"{meta.object_name}: change unique values in an update of their own "
-                "(set= / remove= only), so the instance can follow without a read.",
-                model=meta.object_name,
-            )
+    update = _model_update(obj, upsert, defaults, actions)
+    old, locks = _update_lock_moves(obj, actions)
     # An upsert of an instance never read (a counter) is based on no read: no version to check.
     blind = upsert and obj._state.stored is None
     conditions = all_present(
@@ -628,7 +607,10 @@ def update_actions(
     )
     params = _update_params(obj, update, conditions)
     new_version = _next_version(obj)
-
+    follow = None
+    if locks:
+        set_values = dict(actions.get("set") or {})
+        follow = Follow(obj, set_values, tuple(actions.get("remove") or ()), new_version)
     entity = Action(
         "Update",
         params,
@@ -637,13 +619,94 @@ def update_actions(
             obj,
             "update",
             old,
-            versioned=not blind and version is not None,
+            versioned=not blind and meta.version is not None,
             must_exist=not upsert,
             read=obj._state.stored is not None,
         ),
-        Follow(obj, set_values, tuple(removed), new_version) if locks else None,
+        follow,
     )
     return [entity, *locks]
+
+
+def _model_update(
+    obj: Model, upsert: bool, defaults: dict[str, Any] | None, actions: dict[str, Any]
+) -> Update:
+    """The update expression of a model update: the keyword actions, the index keys
+    of a shared table that follow them, an upsert's defaults, the version's step."""
+    meta = obj._meta
+    update = _build_update(obj, **actions)
+    if meta.shared is not None:
+        _follow_index_keys(obj, update, actions)
+    if defaults and not upsert:
+        raise ValueError(f"{meta.object_name}: defaults= is written by upsert=True only.")
+    if upsert:
+        written = {meta.field_for_path(p)[0].name for p in update.paths()}
+        for name, value in _upsert_defaults(obj, written, defaults or {}).items():
+            update.set_if_missing(name, value)
+    if meta.version is not None:
+        update.add(meta.version.name, 1)
+    return update
+
+
+def _update_lock_moves(obj: Model, actions: dict[str, Any]) -> tuple[dict[str, Any], list[Action]]:
+    """The unique values an update replaces (which the item must still hold) and
+    the lock releases and claims that move them, after the refusals that keep an
+    instance able to follow its locks without a read."""
+    names = unique_fields(obj)
+    _refuse_arithmetic_on_unique(obj, names, actions)
+    set_values = actions.get("set") or {}
+    changed = {*set_values, *(actions.get("remove") or ())}
+    touched = [n for n in names if n in changed]
+    if not touched:
+        return {}, []
+    old = _replaced_unique_values(obj, names)
+    locks = _lock_changes(obj, old, {**old, **{n: set_values.get(n) for n in touched}})
+    if locks:
+        _refuse_partial_lock_update(obj, changed, actions)
+    return old, locks
+
+
+def _refuse_arithmetic_on_unique(obj: Model, names: list[str], actions: dict[str, Any]) -> None:
+    """add/append/discard cannot say the new value, so no lock could follow it."""
+    meta = obj._meta
+    arithmetic = [*(actions.get("add") or {}), *(actions.get("append") or {})]
+    for path in [*arithmetic, *(actions.get("discard") or {})]:
+        if path.split(".")[0].split("[")[0] in names:
+            raise ValidationError(
+                f"{meta.object_name}.{path} is part of a unique constraint: change it with "
+                "set= (or remove=), so its lock can follow.",
+                model=meta.object_name,
+                field=path,
+            )
+
+
+def _replaced_unique_values(obj: Model, names: list[str]) -> dict[str, Any]:
+    """The unique values as stored: the locks to release, known only from a read."""
+    known = stored_values(obj, names)
+    if known is None:
+        raise WriteError(
+            f"{obj._meta.object_name} {obj.key}: changing a unique value needs the values it "
+            "replaces; read the instance with objects.get() (not only()) first."
+        )
+    return known
+
+
+def _refuse_partial_lock_update(obj: Model, changed: set[str], actions: dict[str, Any]) -> None:
+    """An update that moves locks sets or removes whole fields and nothing else, so
+    the instance can take the values it sent (``Follow``) without a read."""
+    meta = obj._meta
+    if any("." in p or "[" in p for p in changed):
+        raise ValidationError(
+            f"{meta.object_name}: an update that changes a unique value may only set or "
+            "remove whole fields.",
+            model=meta.object_name,
+        )
+    if any(actions.get(k) for k in ("add", "append", "discard")):
+        raise ValidationError(
+            f"{meta.object_name}: change unique values in an update of their own "
+            "(set= / remove= only), so the instance can follow without a read.",
+            model=meta.object_name,
+        )
 
 
 def delete_actions(obj: Model, condition: Condition | None = None) -> list[Action]:
