@@ -160,29 +160,7 @@ def encode_common(value: Any, sized: bool, depth: int = 1) -> tuple[dict[str, An
     to size it."""
     kind = type(value)
     if kind is dict:
-        if sized and depth > MAX_NESTING:
-            raise NestingTooDeep(f"maps and lists nest more than {MAX_NESTING} levels deep")
-        entries = {}
-        size = 3 + len(value)  # the map, and a byte per entry
-        for key, item in value.items():
-            if type(key) is not str:
-                return None
-            if sized:
-                size += len(key) if key.isascii() else len(key.encode())
-            kind = type(item)
-            if kind is str:  # the common leaves, without a call
-                entries[key] = {"S": item}
-                if sized:
-                    size += len(item) if item.isascii() else len(item.encode())
-            elif kind is int and _INT_FAST_FLOOR < item < _INT_FAST_LIMIT:
-                entries[key] = {"N": str(item)}
-                size += MAX_NUMBER_SIZE
-            elif (common := encode_common(item, sized, depth + 1)) is not None:
-                entries[key], item_size = common
-                size += item_size
-            else:
-                return None
-        return {"M": entries}, size
+        return _common_map(value, sized, depth)
     if kind is str:
         if not sized:
             return {"S": value}, 0
@@ -192,16 +170,7 @@ def encode_common(value: Any, sized: bool, depth: int = 1) -> tuple[dict[str, An
             return {"N": str(value)}, MAX_NUMBER_SIZE
         return None
     if kind is list:
-        if sized and depth > MAX_NESTING:
-            raise NestingTooDeep(f"maps and lists nest more than {MAX_NESTING} levels deep")
-        elements = []
-        size = 3 + len(value)  # the list, and a byte per element
-        for item in value:
-            if (common := encode_common(item, sized, depth + 1)) is None:
-                return None
-            elements.append(common[0])
-            size += common[1]
-        return {"L": elements}, size
+        return _common_list(value, sized, depth)
     if kind is Decimal:  # finite, plain notation within 38 characters: within DynamoDB's limits
         if value.is_finite() and len(text := str(value)) <= MAX_DIGITS and "E" not in text:
             return {"N": text if value else "0"}, MAX_NUMBER_SIZE  # a zero as number_text()
@@ -211,6 +180,50 @@ def encode_common(value: Any, sized: bool, depth: int = 1) -> tuple[dict[str, An
     if value is None:
         return {"NULL": True}, 1
     return None
+
+
+def _common_map(
+    value: dict[Any, Any], sized: bool, depth: int
+) -> tuple[dict[str, Any], int] | None:
+    """``encode_common`` of a dict: its str and small int entries inline, the rest
+    by recursion."""
+    if sized and depth > MAX_NESTING:
+        raise NestingTooDeep(f"maps and lists nest more than {MAX_NESTING} levels deep")
+    entries = {}
+    size = 3 + len(value)  # the map, and a byte per entry
+    for key, item in value.items():
+        if type(key) is not str:
+            return None
+        if sized:
+            size += len(key) if key.isascii() else len(key.encode())
+        kind = type(item)
+        if kind is str:  # the common leaves, without a call
+            entries[key] = {"S": item}
+            if sized:
+                size += len(item) if item.isascii() else len(item.encode())
+        elif kind is int and _INT_FAST_FLOOR < item < _INT_FAST_LIMIT:
+            entries[key] = {"N": str(item)}
+            size += MAX_NUMBER_SIZE
+        elif (common := encode_common(item, sized, depth + 1)) is not None:
+            entries[key], item_size = common
+            size += item_size
+        else:
+            return None
+    return {"M": entries}, size
+
+
+def _common_list(value: list[Any], sized: bool, depth: int) -> tuple[dict[str, Any], int] | None:
+    """``encode_common`` of a list: each element by recursion."""
+    if sized and depth > MAX_NESTING:
+        raise NestingTooDeep(f"maps and lists nest more than {MAX_NESTING} levels deep")
+    elements = []
+    size = 3 + len(value)  # the list, and a byte per element
+    for item in value:
+        if (common := encode_common(item, sized, depth + 1)) is None:
+            return None
+        elements.append(common[0])
+        size += common[1]
+    return {"L": elements}, size
 
 
 def decode(wire: dict[str, Any]) -> Any:
