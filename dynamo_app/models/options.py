@@ -241,8 +241,25 @@ class Options:
         values = dict(META_OPTIONS)  # an unknown option is left to checks.py (dynamo.E101)
         if meta is not None:
             values.update((n, getattr(meta, n)) for n in META_OPTIONS if hasattr(meta, n))
+        self._read_table_options(values)
+        self._read_names(values)
+        self._read_shared_table(values)
+        self._read_fields(fields)
+        self.declared_queries = declared_queries
+        self.unique: tuple[Unique, ...] = self._bind_unique()
+        # The stored attributes a shared table's model derives (keys, entity type).
+        self.derived: frozenset[str] = frozenset()
+        if self.shared is not None:
+            self.derived = frozenset([*self.templates, self.shared.type_attribute])
+        self.indexes: dict[str, KeySchema] = {} if self.abstract else self._indexes()
+        self.ttl: Field | None = None if self.abstract else self._ttl()
+        self.key_limits = self._key_limits()
+        self._build_codec()
+
+    def _read_table_options(self, values: dict[str, Any]) -> None:
+        """The options that describe the model's own table, as declared."""
         self.abstract: bool = bool(values["abstract"])
-        self.table_name: str = values["table_name"] or snake_case(model.__name__)
+        self.table_name: str = values["table_name"] or snake_case(self.object_name)
         self.owner: str = values["owner"] or self.label
         self.index_declarations: tuple[_Index, ...] = tuple(values["indexes"] or ())
         unique = values["unique"]
@@ -252,15 +269,21 @@ class Options:
         self.ttl_name: str | None = values["ttl"]
         # None, or one of STREAM_VIEW_TYPES (checks.py refuses anything else).
         self.stream: str | None = values["stream"]
+
+    def _read_names(self, values: dict[str, Any]) -> None:
+        """The names Django's admin and messages show (as Django's ``Options``)."""
         self.model_name = self.object_name.lower()
         self.verbose_name: str = values["verbose_name"] or camel_case_to_spaces(self.object_name)
         self.verbose_name_plural: str = values["verbose_name_plural"] or f"{self.verbose_name}s"
         self._app_label: str | None = values["app_label"]
-        # A model in a shared table: the table, its key templates, its entity name.
+
+    def _read_shared_table(self, values: dict[str, Any]) -> None:
+        """A model in a shared table: the table, its key templates, its entity name
+        (the table's name replaces the model's own)."""
         self.shared: TableOptions | None = getattr(values["table"], "_table", None)
         self.table_declaration = values["table"]
         self.keys_declaration = values["keys"]
-        self.entity: str = values["entity"] or model.__name__
+        self.entity: str = values["entity"] or self.object_name
         self.templates: dict[str, KeyTemplate] = {}
         if isinstance(values["keys"], dict):
             self.templates = {
@@ -271,25 +294,17 @@ class Options:
         if self.shared is not None:
             self.table_name = self.shared.table_name
 
+    def _read_fields(self, fields: list[Field]) -> None:
+        """The fields, by name and by stored name, and the ones with a role."""
         self.fields = fields
         self.fields_by_name = {f.name: f for f in fields}
         self.fields_by_db_name: dict[str, Field] = {}
         for field in fields:
             self.fields_by_db_name.setdefault(field.db_name, field)
-        self.declared_queries = declared_queries
         self.partition_key: Field = next((f for f in fields if f.partition_key), None)  # type: ignore[assignment]
         self.sort_key: Field | None = next((f for f in fields if f.sort_key), None)
         self.version: Field | None = next((f for f in fields if isinstance(f, VersionField)), None)
         self.sequences = [f for f in fields if isinstance(f, SequenceField)]
-        self.unique: tuple[Unique, ...] = self._bind_unique()
-        # The stored attributes a shared table's model derives (keys, entity type).
-        self.derived: frozenset[str] = frozenset()
-        if self.shared is not None:
-            self.derived = frozenset([*self.templates, self.shared.type_attribute])
-        self.indexes: dict[str, KeySchema] = {} if self.abstract else self._indexes()
-        self.ttl: Field | None = None if self.abstract else self._ttl()
-        self.key_limits = self._key_limits()
-        self._build_codec()
 
     def _bind_unique(self) -> tuple[Unique, ...]:
         """``Meta.unique``'s constraints, each bound to this model (a copy: an
