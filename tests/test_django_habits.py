@@ -116,6 +116,15 @@ def test_objects_all_and_count_point_to_filter_and_scan() -> None:
         Gig.objects.values()
     with pytest.raises(NotSupported, match=r"A query of Gig has no exclude\(\)"):
         Gig.objects.filter(venue="v").exclude(title="x")
+    with pytest.raises(NotSupported) as refused:
+        Gig.objects.filter(venue="v").update(title="x")
+    assert str(refused.value) == (
+        "A query of Gig has no update(): queries only read: DynamoDB writes one item per "
+        "request, so write each item it returns (for obj in query: obj.update(set={...}), "
+        "one UpdateItem each), or several in one dynamo_app.transaction()."
+    )
+    with pytest.raises(NotSupported, match=r"Gig.objects has no delete\(\).*bulk_delete\(query\)"):
+        Gig.objects.delete()
     assert not hasattr(Gig.objects, "all")
     with pytest.raises(AttributeError) as plain:
         Gig.objects.nothing_of_the_kind  # noqa: B018

@@ -32,6 +32,14 @@ META_HINTS = {
 }
 
 
+# Django's bulk writes of a queryset, and the per-item write that does their job.
+WRITES_PER_ITEM = {
+    "update": "for obj in query: obj.update(set={...}), one UpdateItem each",
+    "delete": "for obj in query: obj.delete(), one DeleteItem each; "
+    "or Model.objects.bulk_delete(query), a BatchWriteItem per 25",
+}
+
+
 def _partition(model: type[Model]) -> str:
     return ", ".join(f"{f.name}=..." for f in model._meta.table().partition_fields)
 
@@ -56,6 +64,11 @@ def orm_method(
         fix = (
             f"DynamoDB keeps no count of a table: {query}.count() counts one partition, "
             f"{label}.objects.scan().count() reads the whole table to count it"
+        )
+    elif name in WRITES_PER_ITEM:
+        fix = (
+            "queries only read: DynamoDB writes one item per request, so write each item "
+            f"it returns ({WRITES_PER_ITEM[name]}), or several in one dynamo_app.transaction()"
         )
     elif query_has:
         fix = f"it is a method of a query: {query}.{name}(...), or {label}.objects.scan().{name}()"
