@@ -219,7 +219,7 @@ class TestStore:
         return self.server.url
 
     def empty(self, test_class: type | None = None) -> None:
-        """Drop every table and create the registered ones (what each test starts
+        """Make the store hold the registered tables, empty (what each test starts
         with), then put back ``test_class``'s ``setUpTestData`` items, if it has any.
 
         Tests of a class run one after another: at the first, what the store holds
