@@ -34,6 +34,7 @@ from typing import Any, TypeGuard
 from django.conf import settings
 from django.core.cache.backends.base import DEFAULT_TIMEOUT, BaseCache
 from django.core.exceptions import ImproperlyConfigured
+from django.utils.translation import ngettext
 
 from . import threads, wire
 from .app_tables import CACHE, CACHE_BACKEND, CACHE_EXPIRES, CACHE_KEY, CACHE_NAME
@@ -465,7 +466,8 @@ class DynamoCache(BaseCache):
 def _stalled(what: str, table: str, left: list[Any], rounds: int, outcome: str) -> BatchIncomplete:
     """A batch whose ``left`` keys DynamoDB kept leaving unprocessed."""
     return BatchIncomplete(
-        f"{what} on {table!r}: {len(left)} key(s) still unprocessed after {rounds} rounds "
+        f"{what} on {table!r}: {len(left)} {ngettext('key', 'keys', len(left))} still "
+        f"unprocessed after {rounds} rounds "
         f"without progress (DynamoDB was throttling); {outcome}: {left[:10]}",
         unprocessed=left,
     )

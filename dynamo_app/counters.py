@@ -19,6 +19,8 @@ import random
 from collections.abc import Iterable
 from typing import Any
 
+from django.utils.translation import ngettext
+
 from . import app_tables
 from .app_tables import COUNTER_ID, COUNTER_VALUE, COUNTERS
 from .exceptions import BatchIncomplete
@@ -95,7 +97,8 @@ class ShardedCounter:
         def incomplete(remainder: dict[str, Any], rounds: int) -> BatchIncomplete:
             left = [k[COUNTER_ID]["S"] for k in remainder[table]["Keys"]]
             return BatchIncomplete(
-                f"ShardedCounter {self.name!r} on {table!r}: {len(left)} shard(s) still "
+                f"ShardedCounter {self.name!r} on {table!r}: {len(left)} "
+                f"{ngettext('shard', 'shards', len(left))} still "
                 f"unread after {rounds} rounds (DynamoDB was throttling); no total is "
                 f"returned: {left[:10]}",
                 unprocessed=left,

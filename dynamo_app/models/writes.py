@@ -23,6 +23,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from django.utils.translation import ngettext
+
 from .. import signals
 from ..actions import Action
 from ..exceptions import (
@@ -150,7 +152,8 @@ def _follow_index_keys(obj: Model, update: Update, actions: dict[str, Any]) -> N
             continue
         if not _index_key_can_follow(obj, names, set_values, arithmetic):
             raise ValidationError(
-                f"{meta.object_name}: {', '.join(sorted(names))} build(s) the index key "
+                f"{meta.object_name}: {', '.join(sorted(names))} "
+                f"{ngettext('builds', 'build', len(names))} the index key "
                 f"{attribute!r} ({template.text!r}); an update changes them with set= of whole "
                 "fields, on an instance read from the table (or setting all of them), so the "
                 "key can follow.",
