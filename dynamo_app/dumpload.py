@@ -499,6 +499,7 @@ def _parse(
     values = {name: value_from_json(fields[name], v) for name, v in line["fields"].items()}
     obj = model(**values)
     obj._state.extra = wire_extra
+    obj._state.raw = True  # written as dumped: no auto_now, no new sequence number
     model._meta.encode_checked(obj)
     if strict:
         empty = [f.name for f in model._meta.fields if f.is_empty(obj.__dict__[f.name])]

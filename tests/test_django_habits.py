@@ -201,3 +201,27 @@ def test_counted_words_agree_with_their_count() -> None:
         Gig(venue="v", starts=1, nope=1)
     with pytest.raises(TypeError, match=r"got unexpected fields: nope, other\."):
         Gig(venue="v", starts=1, nope=1, other=2)
+
+
+@pytest.mark.parametrize(
+    ("option", "hint"),
+    [
+        ({"unique": True}, r"StringField\(\) takes no unique=: declare Meta.unique = \[Unique"),
+        ({"primary_key": True}, r"takes no primary_key=: the key is partition_key=True"),
+        ({"db_index": True}, r"takes no db_index=: declare Meta.indexes = \[GlobalIndex"),
+        ({"db_column": "x"}, r"takes no db_column=: db_name='\.\.\.' names the stored attribute"),
+        ({"max_lenght": 3}, r"takes no max_lenght=\. Did you mean max_length=\? Its options: "),
+    ],
+)
+def test_a_django_field_option_is_refused_with_what_does_its_job(option, hint) -> None:
+    with pytest.raises(ModelDefinitionError, match=hint):
+        models.StringField(**option)
+
+
+def test_an_option_of_another_field_type_lists_the_options_this_one_has() -> None:
+    with pytest.raises(ModelDefinitionError) as refused:
+        models.IntegerField(max_length=3)
+    assert str(refused.value) == (
+        "IntegerField() takes no max_length=. Its options: blank, choices, db_name, default, "
+        "editable, help_text, null, partition_key, sort_key, validators, verbose_name."
+    )

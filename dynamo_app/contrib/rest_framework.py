@@ -119,7 +119,9 @@ class ModelSerializer(serializers.Serializer):
             if field is model._meta.version and name not in read_only:
                 out[name] = field.serializer_field(read_only=False, allow_null=False, min_value=1)
             else:
-                out[name] = serializer_field(field, read_only=name in read_only)
+                # Not editable (a SequenceField, an auto_now date): output only, as DRF's own.
+                fixed = name in read_only or not field.editable
+                out[name] = serializer_field(field, read_only=fixed)
         return out
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:

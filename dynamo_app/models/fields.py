@@ -22,11 +22,12 @@ from collections.abc import Callable, Iterable
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from types import ModuleType
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Never
 
 from django import forms
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import Field as DjangoField
+from django.utils import timezone
 from django.utils.choices import flatten_choices, normalize_choices
 from django.utils.encoding import force_str
 from django.utils.hashable import make_hashable
@@ -37,6 +38,7 @@ from ..exceptions import ModelDefinitionError, StoredValueError, ValidationError
 from ..sequences import Sequence, check_cache
 from . import formfields, jsonform
 from .codec import DECODE_ERRORS, utc_text
+from .habits import option_problem
 
 NOT_PROVIDED: Any = object()
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -90,7 +92,10 @@ class Field:
         verbose_name: str | None = None,
         help_text: str = "",
         editable: bool = True,
+        **unsupported: Never,
     ) -> None:
+        if unsupported:
+            raise ModelDefinitionError(option_problem(type(self), sorted(unsupported)))
         if isinstance(default, (list, dict, set)):
             raise ModelDefinitionError(
                 f"{type(self).__name__}(default={default!r}) would share one mutable object "
@@ -156,6 +161,23 @@ class Field:
         if self.is_set and isinstance(value, (set, frozenset, list, tuple)):
             return ", ".join(sorted(str(labels.get(m, m)) for m in value))
         return force_str(labels.get(make_hashable(value), value), strings_only=True)
+
+    # --- values a write fills in
+
+    fills_itself: ClassVar[bool] = False  # pre_save() may change the value (Options.fillers)
+
+    def pre_save(self, obj: Any, add: bool) -> Any:
+        """The value a whole-item write (create, save, bulk_save, a transaction's
+        save) stores, set on ``obj`` by the write; ``add``: the instance was never
+        read nor written. As Django's ``Field.pre_save``, where ``auto_now`` and
+        sequence numbers fill themselves; a loaded line's values are kept as they
+        are (a raw save). Only fields with ``fills_itself`` are asked."""
+        return obj.__dict__[self.name]
+
+    def created_value(self) -> Any:
+        """What an item that an upsert creates holds when the update does not
+        write this field: its default (a self-filling date: now)."""
+        return self.get_default()
 
     # --- defaults and missing attributes
 
@@ -630,6 +652,13 @@ class SequenceField(IntegerField):
         """``None`` passes: the first save fills it (an unsaved form's instance)."""
         return None if value is None else super().clean(value, key_limit)
 
+    fills_itself = True
+
+    def pre_save(self, obj: Any, add: bool) -> Any:
+        """The next number for an instance never written without one."""
+        value = obj.__dict__[self.name]
+        return self.sequence.next() if add and value is None else value
+
     @property
     def sequence(self) -> Sequence:
         if self._sequence is None:
@@ -845,9 +874,49 @@ class DateTimeField(Field):
     python_types = (datetime,)
     description = "a timezone-aware datetime"
 
-    def __init__(self, *, epoch: bool = False, **options: Any) -> None:
+    def __init__(
+        self,
+        *,
+        epoch: bool = False,
+        auto_now: bool = False,
+        auto_now_add: bool = False,
+        **options: Any,
+    ) -> None:
+        if auto_now or auto_now_add:
+            given: list[str] = [o for o in ("default", "choices") if o in options]
+            if auto_now and auto_now_add:
+                given.insert(0, "auto_now_add")
+            if given:
+                raise ModelDefinitionError(
+                    f"DateTimeField({'auto_now' if auto_now else 'auto_now_add'}=True) fills "
+                    f"itself, so it takes no {', '.join(given)}= (as Django's). auto_now: "
+                    "the time of every save; auto_now_add: the time the item was created."
+                )
+            options.setdefault("editable", False)
+            options.setdefault("blank", True)
         super().__init__(**options)
         self.epoch = epoch
+        self.auto_now = auto_now
+        self.auto_now_add = auto_now_add
+
+    @property
+    def fills_itself(self) -> bool:  # type: ignore[override]
+        return self.auto_now or self.auto_now_add
+
+    def pre_save(self, obj: Any, add: bool) -> Any:
+        """``auto_now``: now, at every whole-item write; ``auto_now_add``: now, when
+        the item is created. ``update()`` writes only what it names, as Django's
+        ``QuerySet.update()`` leaves ``auto_now`` alone."""
+        if self.auto_now or (self.auto_now_add and add):
+            return timezone.now()
+        return obj.__dict__[self.name]
+
+    def created_value(self) -> Any:
+        return timezone.now() if self.fills_itself else super().created_value()
+
+    def clean(self, value: Any, key_limit: int | None = None) -> Any:
+        """``None`` passes for a self-filling date: the write fills it."""
+        return None if value is None and self.fills_itself else super().clean(value, key_limit)
 
     @property
     def wire_type(self) -> str:  # type: ignore[override]

@@ -7,6 +7,8 @@ naming what to write instead, rather than a bare ``AttributeError`` later.
 
 from __future__ import annotations
 
+import difflib
+import inspect
 from typing import TYPE_CHECKING, Any
 
 from django.db import models as orm
@@ -38,6 +40,46 @@ WRITES_PER_ITEM = {
     "delete": "for obj in query: obj.delete(), one DeleteItem each; "
     "or Model.objects.bulk_delete(query), a BatchWriteItem per 25",
 }
+
+
+# Django field options a DynamoDB field does not take, and what does their job.
+FIELD_OPTION_HINTS = {
+    "unique": "declare Meta.unique = [Unique('<field>')] (from dynamo_app.models import "
+    "Unique): DynamoDB keeps a value unique by a lock item written in the same transaction",
+    "primary_key": "the key is partition_key=True, plus sort_key=True on a second field for "
+    "a two-part key",
+    "db_index": "declare Meta.indexes = [GlobalIndex(...)] (from dynamo_app.models import "
+    "GlobalIndex)",
+    "db_column": "db_name='...' names the stored attribute",
+    "db_default": "default=... (DynamoDB has no server-side defaults)",
+    "error_messages": "a form's messages are ModelForm Meta.error_messages",
+    "unique_for_date": "declare Meta.unique = [Unique('<field>', within=...)]",
+    "on_delete": "DynamoDB has no foreign keys: store the other item's key in a StringField",
+}
+
+
+def option_problem(field_class: type, names: list[str]) -> str:
+    """What to write instead of the keyword options ``field_class()`` does not
+    take: a Django habit's hint, else the nearest option it has."""
+    options = sorted(
+        {
+            name
+            for klass in field_class.__mro__
+            if "__init__" in vars(klass)
+            for name, parameter in inspect.signature(vars(klass)["__init__"]).parameters.items()
+            if parameter.kind is parameter.KEYWORD_ONLY
+        }
+    )
+    label = field_class.__name__
+    parts = []
+    for name in names:
+        if name in FIELD_OPTION_HINTS:
+            parts.append(f"{label}() takes no {name}=: {FIELD_OPTION_HINTS[name]}.")
+            continue
+        near = difflib.get_close_matches(name, options, n=1)
+        guess = f" Did you mean {near[0]}=?" if near else ""
+        parts.append(f"{label}() takes no {name}=.{guess} Its options: {', '.join(options)}.")
+    return " ".join(parts)
 
 
 def _partition(model: type[Model]) -> str:

@@ -305,6 +305,7 @@ class Options:
         self.sort_key: Field | None = next((f for f in fields if f.sort_key), None)
         self.version: Field | None = next((f for f in fields if isinstance(f, VersionField)), None)
         self.sequences = [f for f in fields if isinstance(f, SequenceField)]
+        self.fillers = [f for f in fields if f.fills_itself]  # asked by every whole-item write
 
     def _bind_unique(self) -> tuple[Unique, ...]:
         """``Meta.unique``'s constraints, each bound to this model (a copy: an

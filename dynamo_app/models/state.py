@@ -17,9 +17,11 @@ class ItemState:
     """``stored``: the item as last read or written (wire form), None for an
     instance not read or written yet. ``partial``: read with ``only()``, so a
     whole-item ``save()`` would erase what was not read. ``extra``: stored
-    attributes the model does not declare (wire form), written back by ``save()``."""
+    attributes the model does not declare (wire form), written back by ``save()``.
+    ``raw``: the values come from a dump line and are written as they are (no
+    field fills itself), as Django's ``loaddata`` saves raw."""
 
-    __slots__ = ("stored", "partial", "extra")
+    __slots__ = ("stored", "partial", "extra", "raw")
 
     def __init__(
         self,
@@ -30,6 +32,7 @@ class ItemState:
         self.stored = stored
         self.partial = partial
         self.extra = {} if extra is None else extra
+        self.raw = False
 
     def __repr__(self) -> str:
         state = "partial" if self.partial else "new" if self.stored is None else "read"

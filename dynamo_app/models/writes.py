@@ -79,9 +79,10 @@ def all_present(*conditions: Condition | None) -> Condition | None:
 def _put_params(
     obj: Model, condition: Condition | None = None, *, version: int | None = None
 ) -> dict[str, Any]:
-    """The whole item as a Put; refuses an instance read with ``only()``. An
-    instance never written gets its unset ``SequenceField`` numbers here, the
-    one step every create, save, batch and transaction takes.
+    """The whole item as a Put; refuses an instance read with ``only()``. The
+    fields that fill themselves (``auto_now``, ``SequenceField``) do it here, the
+    one step every create, save, batch and transaction takes; not for a raw
+    instance (a loaded line keeps its values, as Django's ``loaddata``).
     ``version``: the VersionField value to write (the instance keeps its own
     until the write succeeds)."""
     meta = obj._meta
@@ -91,10 +92,10 @@ def _put_params(
             "index projection); a whole-item save would erase the others. Use "
             "save(update_fields=[...]), or refresh_from_db() first."
         )
-    if obj._state.stored is None:
-        for field in meta.sequences:
-            if obj.__dict__[field.name] is None:
-                obj.__dict__[field.name] = field.sequence.next()
+    if meta.fillers and not obj._state.raw:
+        add = obj._state.stored is None
+        for field in meta.fillers:
+            obj.__dict__[field.name] = field.pre_save(obj, add)
     source = obj
     if version is not None and meta.version is not None:
         # The item carries the version the instance will have, not the one it has:
@@ -526,7 +527,7 @@ def _created_values(
     for field in meta.fields:
         if field.is_key or field.name in written or field is meta.version:
             continue
-        value = defaults[field.name] if field.name in defaults else field.get_default()
+        value = defaults[field.name] if field.name in defaults else field.created_value()
         if value is not None and not (isinstance(value, (frozenset, builtins.set)) and not value):
             fill[field.name] = value
         elif not field.null and not field.is_set:
