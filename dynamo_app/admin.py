@@ -72,6 +72,8 @@ from .models.query import MAX_LIMIT, Page, QuerySet
 from .requests import RequestCounter, count_requests
 
 if TYPE_CHECKING:
+    from django.db.models import QuerySet as OrmQuerySet
+
     from .models.options import KeySchema, Options
 
 __all__ = ["AdminObject", "DynamoModelAdmin", "delete_selected", "object_id", "parse_object_id"]
@@ -257,15 +259,23 @@ class ChangeList:
         with count_requests() as self.cost:
             self.page = qs.page(size=size + 1, cursor=before or cursor)
         shown = self.page.items[:size]
-        further = None
-        if len(self.page.items) > size:
-            further = qs.cursor_after(shown[-1])
-        elif self.page.next_cursor:  # DynamoDB stopped early (1 MB a response): more may follow
-            further = self.page.next_cursor
+        further = self._further(qs, self.page, shown)
         if self.model_admin.show_count and not self.scan:
             with count_requests() as self.count_cost:
                 self.count = self.queryset().count()
         self.rows = shown[::-1] if before else shown
+        self._link_pages(before, cursor, further)
+
+    @staticmethod
+    def _further(qs: QuerySet[Any], page: Page[Any], shown: list[Model]) -> str | None:
+        """The cursor of the page beyond the one shown, in the order read; None at the end."""
+        if len(page.items) > len(shown):
+            return qs.cursor_after(shown[-1])
+        return page.next_cursor  # DynamoDB stopped early (1 MB a response): more may follow
+
+    def _link_pages(self, before: str | None, cursor: str | None, further: str | None) -> None:
+        """The next, previous and first page's URLs, from the page shown (read
+        backwards when ``before``)."""
         pageable = self.sort_field is not None and not self.scan
         if before:
             self.previous_url = self.url(**{BEFORE_VAR: further}) if further else ""
@@ -544,6 +554,27 @@ class DynamoModelAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
         )
         return HttpResponseRedirect(reverse("admin:index", current_app=self.admin_site.name))
 
+    def _page_context(self, request: HttpRequest, title: str, **view: Any) -> dict[str, Any]:
+        """Every page's context, as Django's views start theirs: the site's
+        (``each_context``), the model's options, the title and what a page outside a
+        popup has; ``view`` adds (or replaces) the page's own."""
+        return {
+            **self.admin_site.each_context(request),
+            "opts": self.opts,
+            "title": title,
+            "subtitle": None,
+            "is_popup": False,
+            "to_field": None,
+            "media": self.media,
+            **view,
+        }
+
+    def _render(
+        self, request: HttpRequest, template: str, context: dict[str, Any], status: int = 200
+    ) -> TemplateResponse:
+        request.current_app = self.admin_site.name
+        return TemplateResponse(request, template, context, status=status)
+
     def _unavailable(self, request: HttpRequest, exc: ServiceError) -> TemplateResponse:
         """DynamoDB could not answer: an admin message on an admin page, never a 500.
         A missing table is said as such, with the command that creates it: trying
@@ -552,16 +583,13 @@ class DynamoModelAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
         said = f"{exc}" if missing else f"DynamoDB did not answer: {exc}"
         self.message_user(request, said, messages.ERROR)
         plural = capfirst(self.opts.verbose_name_plural)
-        context = {
-            **self.admin_site.each_context(request),
-            "opts": self.opts,
-            "missing": missing,
-            "title": f"{plural}: the DynamoDB table does not exist"
+        title = (
+            f"{plural}: the DynamoDB table does not exist"
             if missing
-            else f"{plural}: DynamoDB is unavailable",
-        }
-        request.current_app = self.admin_site.name
-        return TemplateResponse(request, self.unavailable_template, context, status=503)
+            else f"{plural}: DynamoDB is unavailable"
+        )
+        context = self._page_context(request, title, missing=missing)
+        return self._render(request, self.unavailable_template, context, status=503)
 
     # --- the change list
 
@@ -593,28 +621,23 @@ class DynamoModelAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
         if actions:
             action_form = self.action_form(auto_id=None)
             action_form.fields["action"].choices = self.get_action_choices(request)
-        context = {
-            **self.admin_site.each_context(request),
-            "module_name": str(capfirst(self.opts.verbose_name_plural)),
-            "title": str(capfirst(self.opts.verbose_name_plural)),
-            "subtitle": None,
-            "is_popup": False,
-            "to_field": None,
-            "cl": cl,
-            "opts": self.opts,
-            "media": self.media,
-            "has_add_permission": self.has_add_permission(request),
-            "action_form": action_form,
-            "actions_selection_counter": self.actions_selection_counter,
-            "preserved_filters": self.get_preserved_filters(request),
-            "index_var": INDEX_VAR,
-            "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
-            "selection_note": f"0 of {len(cl.rows)} selected",
-            "search_var": SEARCH_VAR,
+        plural = str(capfirst(self.opts.verbose_name_plural))
+        context = self._page_context(
+            request,
+            plural,
+            module_name=plural,
+            cl=cl,
+            has_add_permission=self.has_add_permission(request),
+            action_form=action_form,
+            actions_selection_counter=self.actions_selection_counter,
+            preserved_filters=self.get_preserved_filters(request),
+            index_var=INDEX_VAR,
+            action_checkbox_name=helpers.ACTION_CHECKBOX_NAME,
+            selection_note=f"0 of {len(cl.rows)} selected",
+            search_var=SEARCH_VAR,
             **(extra_context or {}),
-        }
-        request.current_app = self.admin_site.name
-        return TemplateResponse(request, self.change_list_template, context)
+        )
+        return self._render(request, self.change_list_template, context)
 
     # --- actions: functions of (model_admin, request, list of instances)
 
@@ -748,55 +771,69 @@ class DynamoModelAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
             if not can_change:
                 raise PermissionDenied
             form = form_class(request.POST, request.FILES, instance=obj)
-            if form.is_valid():
-                try:
-                    self.save_model(request, form.instance, form, not add)
-                except ServiceError as exc:
-                    said = f"DynamoDB did not answer; nothing was saved: {exc}"
-                    self.message_user(request, said, messages.ERROR)
-                    status = 503
-                else:
-                    if not form.errors:
-                        saved = AdminObject(form.instance)
-                        message = self.construct_change_message(request, form, [], add)
-                        if add:
-                            self.log_addition(request, saved, message)
-                            return self.response_add(request, saved)
-                        self.log_change(request, saved, message)
-                        return self.response_change(request, saved)
+            saved, status = self._save_form(request, form, add)
+            if saved is not None:
+                return saved
             if isinstance(form.refusal, StaleObjectError) and form.refusal.item is not None:
                 obj, status = form.refusal.item, 409  # as the demo: the values now stored
         else:
             form = form_class(instance=obj)
+        self._show_stored_as_text(form, can_change)
+        admin_form = helpers.AdminForm(form, list(fieldsets), {}, (), model_admin=self)  # type: ignore[arg-type]
+        title = "Add %s" if add else ("Change %s" if can_change else "View %s")
+        shown = AdminObject(obj) if obj is not None else None
+        context = self._page_context(
+            request,
+            title % self.opts.verbose_name,
+            subtitle=str(obj) if obj is not None else None,
+            adminform=admin_form,
+            object_id=object_id,
+            original=shown,
+            media=self.media + admin_form.media,
+            inline_admin_formsets=[],
+            errors=helpers.AdminErrorList(form, []),
+            preserved_filters=self.get_preserved_filters(request),
+            **(extra_context or {}),
+        )
+        response = self.render_change_form(
+            request, context, add=add, change=not add, form_url=form_url, obj=shown
+        )
+        response.status_code = status
+        return response
+
+    def _save_form(
+        self, request: HttpRequest, form: Any, add: bool
+    ) -> tuple[HttpResponse | None, int]:
+        """Save a posted form (``save_model``) and answer as Django's admin does after
+        it; or no answer and the status of the form shown again (its errors, or
+        DynamoDB not answering: 503)."""
+        if not form.is_valid():
+            return None, 200
+        try:
+            self.save_model(request, form.instance, form, not add)
+        except ServiceError as exc:
+            said = f"DynamoDB did not answer; nothing was saved: {exc}"
+            self.message_user(request, said, messages.ERROR)
+            return None, 503
+        if form.errors:  # a refusal of the write, on the form
+            return None, 200
+        saved = AdminObject(form.instance)
+        message = self.construct_change_message(request, form, [], add)
+        if add:
+            self.log_addition(request, saved, message)
+            return self.response_add(request, saved), 200
+        self.log_change(request, saved, message)
+        return self.response_change(request, saved), 200
+
+    def _show_stored_as_text(self, form: Any, can_change: bool) -> None:
+        """A field the form cannot change (all of them without the change
+        permission) shows its stored value as text, as Django's read-only fields."""
         if not can_change:
             for field in form.fields.values():
                 field.disabled = True
         for name, field in form.fields.items():
             if field.disabled and name in self.meta.fields_by_name:
                 field.widget = StoredText(self.meta.fields_by_name[name])
-        admin_form = helpers.AdminForm(form, list(fieldsets), {}, (), model_admin=self)  # type: ignore[arg-type]
-        title = "Add %s" if add else ("Change %s" if can_change else "View %s")
-        shown = AdminObject(obj) if obj is not None else None
-        context = {
-            **self.admin_site.each_context(request),
-            "title": title % self.opts.verbose_name,
-            "subtitle": str(obj) if obj is not None else None,
-            "adminform": admin_form,
-            "object_id": object_id,
-            "original": shown,
-            "is_popup": False,
-            "to_field": None,
-            "media": self.media + admin_form.media,
-            "inline_admin_formsets": [],
-            "errors": helpers.AdminErrorList(form, []),
-            "preserved_filters": self.get_preserved_filters(request),
-            **(extra_context or {}),
-        }
-        response = self.render_change_form(
-            request, context, add=add, change=not add, form_url=form_url, obj=shown
-        )
-        response.status_code = status
-        return response
 
     # --- delete
 
@@ -817,8 +854,11 @@ class DynamoModelAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
         if obj is None:
             return self._missing(request, oid)
         status = 200
-        if request.method == "POST" and request.POST.get("post"):
-            if self._version_posted(request, obj, VERSION_VAR):
+        deleted, model_count, perms_needed, protected = self.get_deleted_objects([obj], request)
+        if request.method == "POST" and request.POST.get("post") and not protected:
+            if perms_needed:
+                raise PermissionDenied
+            if self.version_confirmed(request, obj, VERSION_VAR):
                 try:
                     self.delete_model(request, obj)
                 except StaleObjectError as exc:
@@ -834,46 +874,56 @@ class DynamoModelAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
                 messages.WARNING,
             )
             status = 409
-        shown = AdminObject(obj)
-        context = {
-            **self.admin_site.each_context(request),
-            "title": "Are you sure?",
-            "subtitle": None,
-            "object_name": str(self.opts.verbose_name),
-            "object": shown,
-            "escaped_object": str(obj),
-            "deleted_objects": [str(obj), *self._locks(obj)],
-            "model_count": [(capfirst(self.opts.verbose_name_plural), 1)],
-            "perms_lacking": None,
-            "protected": None,
-            "opts": self.opts,
-            "app_label": self.opts.app_label,
-            "preserved_filters": self.get_preserved_filters(request),
-            "is_popup": False,
-            "to_field": None,
-            "version_var": VERSION_VAR,
-            "version": self._version(obj),
-            "media": self.media,
+            deleted, model_count, perms_needed, protected = self.get_deleted_objects(
+                [obj], request
+            )
+        context = self._page_context(
+            request,
+            "Are you sure?",
+            object_name=str(self.opts.verbose_name),
+            object=AdminObject(obj),
+            escaped_object=str(obj),
+            deleted_objects=deleted[0],
+            model_count=list(model_count.items()),
+            perms_lacking=perms_needed or None,
+            protected=protected or None,
+            app_label=self.opts.app_label,
+            preserved_filters=self.get_preserved_filters(request),
+            version_var=VERSION_VAR,
+            version=self.get_version(obj),
             **(extra_context or {}),
-        }
-        request.current_app = self.admin_site.name
-        return TemplateResponse(request, self.delete_confirmation_template, context, status=status)
+        )
+        return self._render(request, self.delete_confirmation_template, context, status=status)
 
-    def _version(self, obj: Model) -> Any:
+    # --- hooks of the delete pages (the delete view and the delete_selected action)
+
+    def get_deleted_objects(
+        self, objs: Sequence[Model] | OrmQuerySet[Any, Any], request: HttpRequest
+    ) -> tuple[list[Any], dict[str, int], set[str], list[str]]:
+        """What deleting ``objs`` removes, as Django's hook of the same name says it
+        to the confirmation pages: per item, its text and the unique-value locks its
+        delete releases (a DynamoDB delete cascades to nothing else); the number of
+        items per model; the permissions lacking and the items protected (none: a
+        non-empty set or list shows them instead of the form, and refuses the delete)."""
+        deleted = []
+        for obj in objs:
+            locks = []
+            for constraint in obj._meta.unique:
+                values = ", ".join(f"{n} {obj.__dict__[n]}" for n in constraint.fields)
+                locks.append(f"the unique value lock: {values}")
+            deleted.append([str(obj), *locks])
+        return deleted, {str(capfirst(self.opts.verbose_name_plural)): len(objs)}, set(), []
+
+    def get_version(self, obj: Model) -> Any:
+        """The version a confirmation page carries for ``obj`` (its VersionField's
+        value; "" without one), which its delete is conditioned on."""
         field = obj._meta.version
         return "" if field is None or obj.__dict__[field.name] is None else obj.__dict__[field.name]
 
-    def _version_posted(self, request: HttpRequest, obj: Model, name: str) -> bool:
-        """Whether the version the confirmation page showed is still the stored one."""
-        return obj._meta.version is None or request.POST.get(name, "") == str(self._version(obj))
-
-    def _locks(self, obj: Model) -> list[str]:
-        """What else the delete removes: the unique values it releases."""
-        released = []
-        for constraint in obj._meta.unique:
-            values = ", ".join(f"{n} {obj.__dict__[n]}" for n in constraint.fields)
-            released.append(f"the unique value lock: {values}")
-        return released
+    def version_confirmed(self, request: HttpRequest, obj: Model, name: str) -> bool:
+        """Whether the version the confirmation page showed (POST parameter ``name``)
+        is still the stored one: a delete of an item changed since is refused."""
+        return obj._meta.version is None or request.POST.get(name, "") == str(self.get_version(obj))
 
     # --- history: Django's view, shown with the object id
 
@@ -896,50 +946,61 @@ def delete_selected(
     """Delete the selected items after a confirmation page; each delete is
     conditioned on the version that page showed (changed items are kept)."""
     opts = model_admin.opts
-    if request.POST.get("post"):
-        kept, deleted = [], []
-        for obj in objects:
-            if not model_admin._version_posted(request, obj, f"{VERSION_VAR}:{object_id(obj)}"):
-                kept.append(obj)
-                continue
-            try:
-                model_admin.delete_model(request, obj)
-            except StaleObjectError:
-                kept.append(obj)
-            else:
-                deleted.append(AdminObject(obj))
-        if deleted:
-            model_admin.log_deletions(request, deleted)  # type: ignore[arg-type]
-            model_admin.message_user(
-                request,
-                f"Successfully deleted {len(deleted)} "
-                f"{opts.verbose_name if len(deleted) == 1 else opts.verbose_name_plural}.",
-                messages.SUCCESS,
-            )
-        if kept:
-            model_admin.message_user(
-                request,
-                f"Not deleted, changed since the confirmation: {', '.join(str(o) for o in kept)}.",
-                messages.WARNING,
-            )
+    deletable, model_count, perms_needed, protected = model_admin.get_deleted_objects(
+        objects, request
+    )
+    if request.POST.get("post") and not protected:
+        if perms_needed:
+            raise PermissionDenied
+        _delete_confirmed(model_admin, request, objects)
         return None
-    context = {
-        **model_admin.admin_site.each_context(request),
-        "title": "Delete multiple objects",
-        "subtitle": None,
-        "objects_name": str(opts.verbose_name if len(objects) == 1 else opts.verbose_name_plural),
-        "deletable_objects": [[str(o), *model_admin._locks(o)] for o in objects],
-        "model_count": [(capfirst(opts.verbose_name_plural), len(objects))],
-        "queryset": [AdminObject(o) for o in objects],
-        "versions": [(f"{VERSION_VAR}:{object_id(o)}", model_admin._version(o)) for o in objects],
-        "perms_lacking": None,
-        "protected": None,
-        "opts": opts,
-        "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
-        "media": model_admin.media,
-    }
-    request.current_app = model_admin.admin_site.name
-    return TemplateResponse(request, model_admin.delete_selected_confirmation_template, context)
+    name = opts.verbose_name if len(objects) == 1 else opts.verbose_name_plural
+    context = model_admin._page_context(
+        request,
+        "Delete multiple objects",
+        objects_name=str(name),
+        deletable_objects=deletable,
+        model_count=list(model_count.items()),
+        queryset=[AdminObject(o) for o in objects],
+        versions=[(f"{VERSION_VAR}:{object_id(o)}", model_admin.get_version(o)) for o in objects],
+        perms_lacking=perms_needed or None,
+        protected=protected or None,
+        action_checkbox_name=helpers.ACTION_CHECKBOX_NAME,
+    )
+    return model_admin._render(request, model_admin.delete_selected_confirmation_template, context)
+
+
+def _delete_confirmed(
+    model_admin: DynamoModelAdmin, request: HttpRequest, objects: list[Model]
+) -> None:
+    """Delete each item whose version the confirmation showed is still stored, and
+    say which were deleted and which kept."""
+    opts = model_admin.opts
+    kept, deleted = [], []
+    for obj in objects:
+        if not model_admin.version_confirmed(request, obj, f"{VERSION_VAR}:{object_id(obj)}"):
+            kept.append(obj)
+            continue
+        try:
+            model_admin.delete_model(request, obj)
+        except StaleObjectError:
+            kept.append(obj)
+        else:
+            deleted.append(AdminObject(obj))
+    if deleted:
+        model_admin.log_deletions(request, deleted)  # type: ignore[arg-type]
+        model_admin.message_user(
+            request,
+            f"Successfully deleted {len(deleted)} "
+            f"{opts.verbose_name if len(deleted) == 1 else opts.verbose_name_plural}.",
+            messages.SUCCESS,
+        )
+    if kept:
+        model_admin.message_user(
+            request,
+            f"Not deleted, changed since the confirmation: {', '.join(str(o) for o in kept)}.",
+            messages.WARNING,
+        )
 
 
 delete_selected.allowed_permissions = ("delete",)  # type: ignore[attr-defined]

@@ -281,7 +281,23 @@ class ScannedAdmin(DynamoModelAdmin):
 
 scan_site = admin.AdminSite(name="test-admin-scan")
 scan_site.register(AdminScanned, ScannedAdmin)
-urlpatterns = [path("scan/", scan_site.urls)]
+
+
+class GuardedPlayerAdmin(DynamoModelAdmin):
+    """The delete pages' hooks overridden: a captain is protected, and a delete
+    takes whatever is stored now (no version to confirm)."""
+
+    def get_deleted_objects(self, objs: Any, request: Any) -> Any:
+        deleted, count, perms_needed, _ = super().get_deleted_objects(objs, request)
+        return deleted, count, perms_needed, [str(o) for o in objs if o.player_name == "Captain"]
+
+    def version_confirmed(self, request: Any, obj: Any, name: str) -> bool:
+        return True
+
+
+hooks_site = admin.AdminSite(name="test-admin-hooks")
+hooks_site.register(Player, GuardedPlayerAdmin)
+urlpatterns = [path("scan/", scan_site.urls), path("hooks/", hooks_site.urls)]
 
 
 def test_scan_only_where_the_admin_allows_it_with_its_cost(root: Client) -> None:
@@ -294,6 +310,27 @@ def test_scan_only_where_the_admin_allows_it_with_its_cost(root: Client) -> None
     with count_requests() as counter:
         root.get(PLAYERS)
     assert counter.total == 0  # Player: no allow_scan, no partition, no request
+
+
+def test_the_delete_pages_hooks_protect_items_and_skip_the_version(root: Client) -> None:
+    captain = Player.objects.create(team_id="t-hooks", player_name="Captain", uniform_number=1)
+    other = Player.objects.create(team_id="t-hooks", player_name="Other", uniform_number=2)
+    base = "/hooks/roster/player/"
+    with override_settings(ROOT_URLCONF=__name__):
+        page = root.get(page_link(base, captain).replace("/change/", "/delete/"))
+        assert page.context["protected"] == [str(captain)] and "Yes, I’m sure" not in text(page)
+        refused = root.post(page_link(base, captain).replace("/change/", "/delete/"), {"post": "y"})
+        assert refused.status_code == 200 and Player.objects.filter(**captain.key).exists()
+        selected = {"action": "delete_selected", "_selected_action": [object_id(captain)]}
+        confirm = root.post(base + "?team_id=t-hooks", selected)
+        assert "protected related objects" in text(confirm) and "Yes, I’m sure" not in text(confirm)
+        root.post(base + "?team_id=t-hooks", {**selected, "post": "yes"})
+        assert Player.objects.filter(**captain.key).exists()
+
+        other.player_name = "Changed meanwhile"
+        other.save()  # the version a page showed before is stale now: not asked for
+        deleted = root.post(page_link(base, other).replace("/change/", "/delete/"), {"post": "y"})
+    assert deleted.status_code == 302 and not Player.objects.filter(**other.key).exists()
 
 
 def test_composite_object_ids_are_escaped_and_reversible(root: Client) -> None:
