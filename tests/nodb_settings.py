@@ -1,10 +1,12 @@
 """A project with no relational database at all and its sessions in DynamoDB.
 
-Run in a subprocess by tests/test_sessions_e2e.py, against the suite's server,
-region and table prefix (NODB_DYNAMO_ENDPOINT, NODB_DYNAMO_REGION, NODB_DYNAMO_PREFIX).
+Run in a subprocess by tests/test_sessions_e2e.py, against the test's store
+(tests/process_support.py) under the table prefix it gives (NODB_DYNAMO_PREFIX).
 """
 
 import os
+
+from tests.process_support import store_section
 
 SECRET_KEY = "tests-only-not-secret"
 DEBUG = False
@@ -15,12 +17,7 @@ INSTALLED_APPS = ["dynamo_app"]
 MIDDLEWARE = ["django.contrib.sessions.middleware.SessionMiddleware"]
 ROOT_URLCONF = "tests.session_views"
 SESSION_ENGINE = "dynamo_app.sessions"
-DYNAMO = {
-    "ENABLED": True,
-    "ENDPOINT": os.environ["NODB_DYNAMO_ENDPOINT"],
-    "REGION": os.environ["NODB_DYNAMO_REGION"],
-    "ACCESS_KEY_ID": "testing",
-    "SECRET_ACCESS_KEY": "testing",
-    "TABLE_PREFIX": os.environ["NODB_DYNAMO_PREFIX"],
-    "VERIFY_SCHEMA": True,  # startup checks the session table like any other
-}
+DYNAMO = store_section(
+    TABLE_PREFIX=os.environ["NODB_DYNAMO_PREFIX"],
+    VERIFY_SCHEMA=True,  # startup checks the session table like any other
+)

@@ -1,14 +1,10 @@
 """Backfills: parallel segments, conditioned writes, checkpoints that survive a kill."""
 
 import io
-import json
-import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
-from django.conf import settings
 from django.core.management import CommandError, call_command
 
 from dynamo_app import backfill
@@ -17,9 +13,8 @@ from dynamo_app.exceptions import OutcomeUnknown
 from dynamo_app.handle import get_handle
 from dynamo_app.testing import count_requests
 from tests.backfill_support import Article, slugify, touch
+from tests.process_support import ROOT, child_environ
 from tests.test_outcomes import Lost
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def articles(n):
@@ -171,11 +166,7 @@ def test_command_reads_the_model_from_the_annotation(dynamo_db):
 
 def test_four_worker_processes_split_the_table(dynamo_db):
     articles(40)
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "tests.backfill_settings",
-        "BACKFILL_TEST_DYNAMO": json.dumps(settings.DYNAMO),
-    }
+    env = child_environ(DJANGO_SETTINGS_MODULE="tests.backfill_settings")
     command = [sys.executable, "-m", "django", "dynamo_backfill", "tests.backfill_support.slugify"]
     workers = [
         subprocess.Popen(

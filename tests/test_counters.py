@@ -1,19 +1,13 @@
 """ShardedCounter: increments spread over K items, a total read with one BatchGetItem."""
 
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
-from django.conf import settings
 
 from dynamo_app import app_tables, models
 from dynamo_app.handle import get_handle
 from dynamo_app.tables import registry
 from dynamo_app.testing import count_requests
+from tests.process_support import run_together
 
-ROOT = Path(__file__).resolve().parent.parent
 VIEWS = models.ShardedCounter("test_views", shards=4)
 
 
@@ -70,28 +64,10 @@ def test_bad_declarations_and_amounts_are_refused():
 
 
 ADD = """
-import os, sys, time
-import django
-from django.conf import settings
-
-settings.configure(
-    INSTALLED_APPS=["dynamo_app"],
-    DYNAMO={
-        "ENABLED": True,
-        "ENDPOINT": os.environ["CNT_ENDPOINT"],
-        "REGION": os.environ["CNT_REGION"],
-        "TABLE_PREFIX": os.environ["CNT_PREFIX"],
-        "ACCESS_KEY_ID": "testing",
-        "SECRET_ACCESS_KEY": "testing",
-    },
-)
-django.setup()
 from dynamo_app.counters import ShardedCounter
 
 counter = ShardedCounter("test_views", shards=4)
-print("ready", flush=True)
-while not os.path.exists(sys.argv[2]):
-    time.sleep(0.01)
+start_together()
 for n in range(int(sys.argv[1])):
     counter.add("team-001")
     counter.add("team-002", 2)
@@ -100,25 +76,7 @@ for n in range(int(sys.argv[1])):
 
 @pytest.mark.processes  # processes of their own: one leg runs them (bin/test)
 def test_totals_are_exact_after_increments_from_several_processes(dynamo_db, tmp_path):
-    env = {
-        **os.environ,
-        "CNT_ENDPOINT": settings.DYNAMO["ENDPOINT"],
-        "CNT_REGION": settings.DYNAMO["REGION"],
-        "CNT_PREFIX": settings.DYNAMO.get("TABLE_PREFIX", ""),
-        "PYTHONPATH": str(ROOT),
-    }
-    go = tmp_path / "go"
-    args = [sys.executable, "-c", ADD, "150", str(go)]
-    running = [
-        subprocess.Popen(args, cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True)
-        for _ in range(4)
-    ]
-    for process in running:
-        assert process.stdout is not None and process.stdout.readline() == "ready\n"
-    go.touch()
-    for process in running:
-        process.communicate(timeout=300)
-        assert process.returncode == 0
+    run_together(ADD, "150", processes=4, go=tmp_path / "go")
     assert VIEWS.totals(["team-001", "team-002"], consistent=True) == {
         "team-001": 4 * 150,
         "team-002": 4 * 150 * 2,

@@ -7,11 +7,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import logging
-import os
-import subprocess
-import sys
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import botocore
@@ -24,33 +20,19 @@ import dynamo_app
 from dynamo_app import exceptions, fallback, models, parser, pipeline, sigv4
 from dynamo_app.handle import get_handle
 from dynamo_app.testing import count_requests
+from tests.process_support import child_environ, run_python
 from tests.test_outcomes import Damaged, changed_byte
 
-ROOT = Path(__file__).resolve().parent.parent
 # The endpoint cache reports botocore's feature ids through botocore.context (1.38 on);
 # before it, botocore resolves every request itself, and says so once.
 HAS_CONTEXT = importlib.util.find_spec("botocore.context") is not None
 FITTING = set(fallback.COMPONENTS) - (set() if HAS_CONTEXT else {"pipeline"})
 
 
-def run_project(store: Any, *gone: str) -> dict[str, Any]:
+def run_project(*gone: str) -> dict[str, Any]:
     """tests/fastpath_project.py on a botocore without the names ``gone``."""
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "tests.fastpath_settings",
-        "FASTPATH_DYNAMO_ENDPOINT": store.url,
-        "FASTPATH_DYNAMO_PREFIX": settings.DYNAMO["TABLE_PREFIX"],
-        "FASTPATH_DYNAMO_REGION": settings.DYNAMO["REGION"],
-        "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
-    }
-    done = subprocess.run(
-        [sys.executable, "-m", "tests.fastpath_project", *gone],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    env = child_environ(DJANGO_SETTINGS_MODULE="tests.fastpath_settings")
+    done = run_python("-m", "tests.fastpath_project", *gone, env=env)
     assert done.returncode == 0, done.stderr
     result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     assert result["got"] == {"pk": "{'S': 'a'}", "b": "{'B': b'\\x00\\xff'}", "n": "{'N': '1.5'}"}
@@ -59,7 +41,7 @@ def run_project(store: Any, *gone: str) -> dict[str, Any]:
 
 
 def test_every_part_fits_this_botocore(dynamo_server: Any) -> None:
-    warnings = run_project(dynamo_server)["warnings"]
+    warnings = run_project()["warnings"]
     assert len(warnings) == len(fallback.COMPONENTS) - len(FITTING)
 
 
@@ -74,7 +56,7 @@ def test_every_part_fits_this_botocore(dynamo_server: Any) -> None:
 def test_a_part_whose_botocore_internal_is_gone_is_left_to_botocore(
     dynamo_server: Any, gone: str, part: str
 ) -> None:
-    warnings = run_project(dynamo_server, gone)["warnings"]
+    warnings = run_project(gone)["warnings"]
     (warning,) = [w for w in warnings if f"fast client {part} is off" in w]
     assert f"botocore {botocore.__version__} " in warning
     assert len(warnings) == 1 + len(set(fallback.COMPONENTS) - FITTING - {part})
@@ -82,7 +64,7 @@ def test_a_part_whose_botocore_internal_is_gone_is_left_to_botocore(
 
 def test_each_part_left_out_warns_once(dynamo_server: Any) -> None:
     gone = ("botocore.context", "botocore.auth:SigV4Auth.canonical_headers~")
-    warnings = run_project(dynamo_server, *gone)["warnings"]
+    warnings = run_project(*gone)["warnings"]
     assert sorted(w.split(" is off")[0] for w in warnings) == [
         "dynamo_app's fast client pipeline",
         "dynamo_app's fast client signing",
@@ -92,7 +74,7 @@ def test_each_part_left_out_warns_once(dynamo_server: Any) -> None:
 def test_the_imports_older_botocore_lacks_are_not_needed(dynamo_server: Any) -> None:
     """Before 1.40.2 botocore.utils had no get_current_datetime, before 1.38 there was
     no botocore.context: dynamo_app imported neither at import time."""
-    run_project(dynamo_server, "botocore.utils:get_current_datetime", "botocore.context")
+    run_project("botocore.utils:get_current_datetime", "botocore.context")
 
 
 # --- in this process: the handle's own client --------------------------------------------

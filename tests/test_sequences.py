@@ -7,13 +7,9 @@ reserves blocks with its own requests, as a project's web workers would.
 import io
 import json
 import os
-import subprocess
-import sys
 import threading
-from pathlib import Path
 
 import pytest
-from django.conf import settings
 from django.core.management import CommandError, call_command
 
 from dynamo_app import app_tables, dumpload, models, sequences
@@ -21,8 +17,7 @@ from dynamo_app.exceptions import AlreadyExists, ModelDefinitionError, SequenceE
 from dynamo_app.sequences import Sequence
 from dynamo_app.tables import registry
 from dynamo_app.testing import count_requests
-
-ROOT = Path(__file__).resolve().parent.parent
+from tests.process_support import run_together
 
 
 class Ticket(models.Model):
@@ -204,28 +199,10 @@ def test_the_load_command_says_which_sequences_it_moved(dynamo_db, tmp_path):
 # --- processes -----------------------------------------------------------------------
 
 TAKE = """
-import json, os, sys, time
-import django
-from django.conf import settings
-
-settings.configure(
-    INSTALLED_APPS=["dynamo_app"],
-    DYNAMO={
-        "ENABLED": True,
-        "ENDPOINT": os.environ["SEQ_ENDPOINT"],
-        "REGION": os.environ["SEQ_REGION"],
-        "TABLE_PREFIX": os.environ["SEQ_PREFIX"],
-        "ACCESS_KEY_ID": "testing",
-        "SECRET_ACCESS_KEY": "testing",
-    },
-)
-django.setup()
 from dynamo_app.sequences import Sequence
 
 sequence = Sequence(sys.argv[1], cache=int(sys.argv[2]))
-print("ready", flush=True)
-while not os.path.exists(sys.argv[4]):  # every process ready: take at the same time
-    time.sleep(0.01)
+start_together()
 print(json.dumps([sequence.next() for _ in range(int(sys.argv[3]))]))
 """
 
@@ -236,27 +213,10 @@ EACH = 2000
 @pytest.mark.processes  # processes of their own: one leg runs them (bin/test)
 @pytest.mark.parametrize("cache", [1, 1000])
 def test_processes_never_take_the_same_number(dynamo_db, tmp_path, cache):
-    env = {
-        **os.environ,
-        "SEQ_ENDPOINT": settings.DYNAMO["ENDPOINT"],
-        "SEQ_REGION": settings.DYNAMO["REGION"],
-        "SEQ_PREFIX": settings.DYNAMO.get("TABLE_PREFIX", ""),
-        "PYTHONPATH": str(ROOT),
-    }
-    go = tmp_path / "go"
-    args = [sys.executable, "-c", TAKE, "shared", str(cache), str(EACH), str(go)]
-    running = [
-        subprocess.Popen(args, cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True)
-        for _ in range(PROCESSES)
-    ]
-    for process in running:
-        assert process.stdout is not None and process.stdout.readline() == "ready\n"
-    go.touch()
-    taken = []
-    for process in running:
-        out, _ = process.communicate(timeout=300)
-        assert process.returncode == 0
-        taken.append(json.loads(out))
+    outputs = run_together(
+        TAKE, "shared", str(cache), str(EACH), processes=PROCESSES, go=tmp_path / "go"
+    )
+    taken = [json.loads(out) for out in outputs]
     every = [n for mine in taken for n in mine]
     assert len(every) == len(set(every)) == PROCESSES * EACH  # no duplicate
     assert sorted(every) == list(range(1, PROCESSES * EACH + 1))  # and no gap: blocks all used

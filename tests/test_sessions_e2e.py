@@ -5,12 +5,9 @@ relational database at all (a subprocess)."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 import textwrap
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,9 +17,8 @@ from django.test import AsyncClient, Client, override_settings
 
 from dynamo_app.sessions import SessionStore
 from dynamo_app.testing import count_requests
+from tests.process_support import child_environ, run_python
 from tests.sessions_support import ENGINE, session_tables, stored_item
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(autouse=True)
@@ -156,29 +152,15 @@ NODB_SCRIPT = textwrap.dedent(
 )
 
 
-def run_nodb_project(url: str, prefix: str) -> subprocess.CompletedProcess[str]:
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "tests.nodb_settings",
-        "NODB_DYNAMO_ENDPOINT": url,
-        "NODB_DYNAMO_PREFIX": prefix,
-        "NODB_DYNAMO_REGION": settings.DYNAMO["REGION"],  # the worker's, on an external engine
-        "PYTHONPATH": str(ROOT),
-    }
-    return subprocess.run(
-        [sys.executable, "-c", NODB_SCRIPT],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+def run_nodb_project(prefix: str) -> subprocess.CompletedProcess[str]:
+    env = child_environ(DJANGO_SETTINGS_MODULE="tests.nodb_settings", NODB_DYNAMO_PREFIX=prefix)
+    return run_python("-c", NODB_SCRIPT, env=env, timeout=60)
 
 
 def test_project_without_a_database(dynamo_server: Any) -> None:
     """DATABASES = {}, no contrib.sessions app, SESSION_ENGINE = dynamo_app.sessions:
     startup registers and verifies the session table, and a view keeps state."""
-    done = run_nodb_project(dynamo_server.url, settings.DYNAMO["TABLE_PREFIX"])
+    done = run_nodb_project(settings.DYNAMO["TABLE_PREFIX"])
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout.strip().splitlines()[-1])
     assert result["counts"] == [1, 2, 3]
@@ -190,7 +172,7 @@ def test_project_without_a_database(dynamo_server: Any) -> None:
 
 def test_startup_verifies_the_session_table(dynamo_server: Any) -> None:
     """With the table missing, the project refuses to start and says what to run."""
-    done = run_nodb_project(dynamo_server.url, "missing-")
+    done = run_nodb_project("missing-")
     assert done.returncode != 0
     assert "SchemaMismatch" in done.stderr
     assert "'dynamo_sessions' (deployed as 'missing-dynamo_sessions') does not exist" in done.stderr

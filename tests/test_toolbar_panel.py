@@ -7,17 +7,14 @@ import importlib
 import json
 import os
 import re
-import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 from django.conf import settings
 
 from dynamo_app.exceptions import MissingDependency
 from dynamo_app.testing import TEST_CREDENTIALS
-
-ROOT = Path(__file__).resolve().parent.parent
+from tests.process_support import run_python
 
 # In the demo project, with DEBUG: a team page, then the panel as the toolbar fetches it.
 VISIT = """
@@ -37,9 +34,7 @@ print(json.dumps({"page": page.content.decode(), "panel": panel.json()["content"
 
 
 def test_the_panel_lists_the_pages_requests_in_the_demo(dynamo_db):
-    environ = {
-        k: v for k, v in os.environ.items() if k not in ("PYTEST_VERSION", "DJANGO_DEBUG")
-    }
+    environ = {k: v for k, v in os.environ.items() if k not in ("PYTEST_VERSION", "DJANGO_DEBUG")}
     environ.update(
         DJANGO_SETTINGS_MODULE="project.settings",
         DATABASE_URL="sqlite://:memory:",
@@ -50,14 +45,7 @@ def test_the_panel_lists_the_pages_requests_in_the_demo(dynamo_db):
         DYNAMO_SECRET_ACCESS_KEY=TEST_CREDENTIALS["SECRET_ACCESS_KEY"],
         DYNAMO_TABLE_PREFIX="panel-",  # created at startup: AUTO_MIGRATE is on with DEBUG
     )
-    done = subprocess.run(
-        [sys.executable, "-c", VISIT],
-        cwd=ROOT,
-        env=environ,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = run_python("-c", VISIT, env=environ)
     assert done.returncode == 0, done.stderr
     shown = json.loads(done.stdout.splitlines()[-1])
     assert 'id="djDebug"' in shown["page"] and "RequestsPanel" in shown["page"]
