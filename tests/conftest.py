@@ -44,6 +44,25 @@ def app_operations(handle_calls):
     )
 
 
+@pytest.fixture
+def root(client, db):
+    """Django's test client, logged in as a superuser."""
+    from django.contrib.auth.models import User
+
+    client.force_login(User.objects.create_superuser("root", "root@example.com", "pw"))
+    return client
+
+
+@pytest.fixture
+def module_urls(request, db, dynamo_db):
+    """The test module's own ``urlpatterns`` (its admin site, say) as the URLconf, on
+    fresh tables: ``pytestmark = pytest.mark.usefixtures("module_urls")``."""
+    from django.test import override_settings
+
+    with override_settings(ROOT_URLCONF=request.module.__name__):
+        yield dynamo_db
+
+
 @pytest.fixture(scope="session")
 def chromium(live_server, tmp_path_factory: pytest.TempPathFactory):
     """This worker's headless Chromium (tests/browser_support.py), started once. It quits

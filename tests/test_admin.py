@@ -28,6 +28,7 @@ from dynamo_app.handle import get_handle
 from dynamo_app.tables import registry
 from dynamo_app.testing import count_requests
 from project.roster.models import Player, Team, TeamEvent
+from tests.admin_support import change_url, form_data
 from tests.demo_support import demo_site, seed, text
 
 PLAYERS = "/admin/roster/player/"
@@ -42,12 +43,6 @@ def site(request: pytest.FixtureRequest, db: None, dynamo_server: Any) -> Iterat
         yield handle
 
 
-@pytest.fixture
-def root(client: Client) -> Client:
-    client.force_login(User.objects.create_superuser("root", "root@example.com", "pw"))
-    return client
-
-
 def requests_to(counter: Any, *models_: type[models.Model]) -> Counter[str]:
     """The requests of a block that went to these models' tables, by operation."""
     tables = {get_handle().table_name(m._meta.table_name) for m in models_}
@@ -56,23 +51,6 @@ def requests_to(counter: Any, *models_: type[models.Model]) -> Counter[str]:
 
 def numbers(page: Any) -> list[int]:
     return [p.uniform_number for p in page.context["cl"].rows]
-
-
-def form_data(page: Any, **values: Any) -> dict[str, Any]:
-    """The change form as shown (hidden version included), with ``values`` typed in."""
-    form = page.context["adminform"].form
-    data = {name: form[name].value() for name in form.fields if not form.fields[name].disabled}
-    return {k: v for k, v in {**data, **values}.items() if v is not None}
-
-
-def change_url(player: Player) -> str:
-    return page_link(PLAYERS, player)
-
-
-def page_link(base: str, obj: models.Model) -> str:
-    from django.contrib.admin.utils import quote
-
-    return f"{base}{quote(object_id(obj))}/change/"
 
 
 def test_index_lists_the_models_under_their_app_next_to_orm_models(root: Client) -> None:

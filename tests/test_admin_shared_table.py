@@ -10,19 +10,17 @@ URLs, pages and requests are the same.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from django.contrib import admin
-from django.contrib.admin.utils import quote
-from django.contrib.auth.models import User
-from django.test import Client, override_settings
+from django.test import Client
 from django.urls import path
 
 from dynamo_app import models
 from dynamo_app.admin import DynamoModelAdmin, object_id, parse_object_id
 from dynamo_app.testing import count_requests
+from tests.admin_support import change_url
 from tests.demo_support import text
 
 
@@ -127,19 +125,8 @@ site.register(AdmMember, MemberAdmin)
 site.register(AdmSoloMember, MemberAdmin)
 site.register(AdmClub, ClubAdmin)
 site.register(AdmMatch, MatchAdmin)
-urlpatterns = [path("adm/", site.urls)]
-
-
-@pytest.fixture(autouse=True)
-def tables(db: None, dynamo_db: Any) -> Iterator[Any]:
-    with override_settings(ROOT_URLCONF=__name__):
-        yield dynamo_db
-
-
-@pytest.fixture
-def root(client: Client) -> Client:
-    client.force_login(User.objects.create(username="root", is_staff=True, is_superuser=True))
-    return client
+urlpatterns = [path("admin/", site.urls)]
+pytestmark = pytest.mark.usefixtures("module_urls")
 
 
 @pytest.fixture(params=[AdmMember, AdmSoloMember], ids=["shared", "own"])
@@ -165,11 +152,7 @@ def member(request: pytest.FixtureRequest) -> type[models.Model]:
 
 
 def changelist(model: type[models.Model]) -> str:
-    return f"/adm/roster/{model._meta.model_name}/"
-
-
-def change_url(obj: models.Model) -> str:
-    return f"{changelist(type(obj))}{quote(object_id(obj))}/change/"
+    return f"/admin/roster/{model._meta.model_name}/"
 
 
 def column(page: Any, name: str) -> list[Any]:

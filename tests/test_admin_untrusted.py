@@ -3,18 +3,17 @@ object id or partition is a 404 or a message, a foreign item is skipped and logg
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from django.contrib import admin
 from django.contrib.admin.utils import quote
-from django.contrib.auth.models import User
-from django.test import Client, override_settings
+from django.test import Client
 from django.urls import path
 
 from dynamo_app import models
-from dynamo_app.admin import DynamoModelAdmin, object_id
+from dynamo_app.admin import DynamoModelAdmin
+from tests.admin_support import change_url, form_data
 from tests.demo_support import text
 
 
@@ -57,29 +56,8 @@ class PlayerAdmin(DynamoModelAdmin):
 site = admin.AdminSite(name="adm-untrusted")
 site.register(AuPlayer, PlayerAdmin)
 site.register(AuTicket, DynamoModelAdmin)
-urlpatterns = [path("adm/", site.urls)]
-
-
-@pytest.fixture(autouse=True)
-def tables(db: None, dynamo_db: Any) -> Iterator[Any]:
-    with override_settings(ROOT_URLCONF=__name__):
-        yield dynamo_db
-
-
-@pytest.fixture
-def root(client: Client) -> Client:
-    client.force_login(User.objects.create(username="root", is_staff=True, is_superuser=True))
-    return client
-
-
-def change_url(obj: models.Model) -> str:
-    return f"/adm/roster/{obj._meta.model_name}/{quote(object_id(obj))}/change/"
-
-
-def form_data(page: Any, **values: Any) -> dict[str, Any]:
-    form = page.context["adminform"].form
-    data = {name: form[name].value() for name in form.fields if not form.fields[name].disabled}
-    return {k: v for k, v in {**data, **values}.items() if v is not None}
+urlpatterns = [path("admin/", site.urls)]
+pytestmark = pytest.mark.usefixtures("module_urls")
 
 
 def test_a_key_with_spaces_is_edited_as_itself(root: Client) -> None:
@@ -94,33 +72,33 @@ def test_a_key_with_spaces_is_edited_as_itself(root: Client) -> None:
 
 
 def test_a_key_with_spaces_is_added_as_typed(root: Client) -> None:
-    page = root.get("/adm/roster/auplayer/add/")
+    page = root.get("/admin/roster/auplayer/add/")
     data = form_data(page, team_id=" t ", player_id=" y ", name="n")
-    assert root.post("/adm/roster/auplayer/add/", data).status_code == 302
+    assert root.post("/admin/roster/auplayer/add/", data).status_code == 302
     assert AuPlayer.objects.get(team_id=" t ", player_id=" y ").name == "n"
 
 
 def test_a_crafted_object_id_is_a_404_never_a_500(root: Client) -> None:
-    urls = [f"/adm/roster/auticket/{oid}/change/" for oid in ("9" * 39, "1e400", "x" * 3000)]
-    urls.append(f"/adm/roster/auplayer/{quote('t' * 2100)},p/change/")
+    urls = [f"/admin/roster/auticket/{oid}/change/" for oid in ("9" * 39, "1e400", "x" * 3000)]
+    urls.append(f"/admin/roster/auplayer/{quote('t' * 2100)},p/change/")
     for url in urls:
         page = root.get(url, follow=True)
         assert page.status_code == 200 and "doesn’t exist" in text(page), url
 
 
 def test_a_partition_value_over_the_key_limit_is_a_message(root: Client) -> None:
-    page = root.get("/adm/roster/auplayer/", {"team_id": "t" * 2100})
+    page = root.get("/admin/roster/auplayer/", {"team_id": "t" * 2100})
     assert page.status_code == 200 and "DynamoDB takes 1 to 2048" in text(page)
-    page = root.get("/adm/roster/auticket/", {"ticket_no": "9" * 39})
+    page = root.get("/admin/roster/auticket/", {"ticket_no": "9" * 39})
     assert page.status_code == 200 and "39 significant digits" in text(page)
 
 
 def test_a_foreign_item_in_the_index_range_is_skipped_with_a_warning(
-    root: Client, tables: Any, caplog: Any
+    root: Client, dynamo_db: Any, caplog: Any
 ) -> None:
     AuPlayer.objects.create(team_id="t", player_id="a", name="A")
-    table = tables.table_name("au_squad")
-    tables.client.put_item(
+    table = dynamo_db.table_name("au_squad")
+    dynamo_db.client.put_item(
         TableName=table,
         Item={
             "pk": {"S": "OTHER#1"},
@@ -131,7 +109,7 @@ def test_a_foreign_item_in_the_index_range_is_skipped_with_a_warning(
             "name": {"N": "5"},
         },
     )
-    page = root.get("/adm/roster/auplayer/", {"index": "gsi1", "position": "p"})
+    page = root.get("/admin/roster/auplayer/", {"index": "gsi1", "position": "p"})
     assert page.status_code == 200, text(page)
     assert [p.player_id for p in page.context["cl"].rows] == ["a"]
     assert "Stranger" in caplog.text

@@ -15,7 +15,7 @@ Three kinds of value:
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
@@ -23,7 +23,7 @@ import pytest
 from django.contrib import admin
 from django.contrib.auth.models import User
 from django.core.validators import MinValueValidator
-from django.test import Client, override_settings
+from django.test import Client
 from django.urls import path
 from rest_framework import generics
 from rest_framework.test import APIClient
@@ -61,6 +61,7 @@ class DoorTickets(generics.CreateAPIView):
 site = admin.AdminSite(name="doors")
 site.register(DoorTicket, DynamoModelAdmin)
 urlpatterns = [path("admin/", site.urls), path("api/", DoorTickets.as_view())]
+pytestmark = pytest.mark.usefixtures("module_urls")
 
 BASE = {"tier": "ga", "seats": 1}  # what each door is given besides the value under test
 VALID, AGAINST_RULES, UNSTORABLE = "valid", "against the model's rules", "unstorable"
@@ -78,12 +79,6 @@ CASES = [
 
 class Refused(Exception):
     """A door said no (a form error, a 400, a ValidationError, a LoadError)."""
-
-
-@pytest.fixture(autouse=True)
-def tables(db: None, dynamo_db: Any) -> Iterator[Any]:
-    with override_settings(ROOT_URLCONF=__name__):
-        yield dynamo_db
 
 
 def raising(*errors: type[Exception]) -> Callable[[Callable[..., None]], Callable[..., None]]:
