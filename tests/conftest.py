@@ -45,6 +45,20 @@ def app_operations(handle_calls):
 
 
 @pytest.fixture
+def slept(dynamo_db, monkeypatch) -> list[float]:
+    """The retries' backoff waits in this test, recorded instead of slept."""
+    waits: list[float] = []
+    monkeypatch.setattr(dynamo_db.retry, "sleep", waits.append)
+    return waits
+
+
+@pytest.fixture
+def no_sleep(dynamo_db, slept):
+    """The test's handle (``dynamo_db``), its retries not sleeping (``slept``)."""
+    return dynamo_db
+
+
+@pytest.fixture
 def root(client, db):
     """Django's test client, logged in as a superuser."""
     from django.contrib.auth.models import User

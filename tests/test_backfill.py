@@ -96,12 +96,6 @@ def test_a_concurrent_delete_is_a_conflict_and_the_run_goes_on(dynamo_db):
     assert sorted(stored()) == ["a000", "a002"]  # not written back
 
 
-@pytest.fixture
-def no_sleep(dynamo_db):
-    dynamo_db.retry.sleep = lambda seconds: None
-    return dynamo_db
-
-
 def test_an_item_whose_answer_was_lost_is_counted_changed_once(no_sleep):
     """The item + checkpoint transaction applied, its answer lost: where the token
     answers the repeat it is done; where it is ignored (moto) the repeat fails on

@@ -141,12 +141,6 @@ def cut_short(body):
     return body[: len(body) // 2]
 
 
-@pytest.fixture
-def no_sleep(dynamo_db):
-    dynamo_db.retry.sleep = lambda seconds: None
-    return dynamo_db
-
-
 def stored(model, **key):
     return model.objects.get(consistent=True, **key)
 

@@ -586,16 +586,9 @@ def inject(hook: Hook, operation: str, code: str, times: int | None = None) -> C
     return lambda: fired
 
 
-@pytest.fixture
-def no_sleep(monkeypatch: pytest.MonkeyPatch) -> list[float]:
-    slept: list[float] = []
-    monkeypatch.setattr(get_handle().retry, "sleep", slept.append)
-    return slept
-
-
 @pytest.mark.parametrize("use_async", [False, True])
 def test_throttled_load_raises_after_retries(
-    session: SessionStore, no_sleep: list[float], hook: Hook, use_async: bool
+    session: SessionStore, slept: list[float], hook: Hook, use_async: bool
 ) -> None:
     session["user"] = 1
     session.save()
@@ -604,22 +597,22 @@ def test_throttled_load_raises_after_retries(
     with pytest.raises(exceptions.Throttled):
         run(store.aload)() if use_async else store.load()
     attempts = get_handle().settings.retry.max_attempts
-    assert fired() == attempts and len(no_sleep) == attempts - 1
+    assert fired() == attempts and len(slept) == attempts - 1
     assert store.session_key == session.session_key  # not logged out
 
 
 def test_transient_throttling_is_retried_and_succeeds(
-    session: SessionStore, no_sleep: list[float], hook: Hook
+    session: SessionStore, slept: list[float], hook: Hook
 ) -> None:
     session["user"] = 1
     session.save()
     inject(hook, "GetItem", "ThrottlingException", times=2)
     assert SessionStore(session.session_key).load() == {"user": 1}
-    assert len(no_sleep) == 2
+    assert len(slept) == 2
 
 
 def test_a_save_failing_with_server_errors_is_reported_as_unknown(
-    session: SessionStore, no_sleep: list[float], hook: Hook
+    session: SessionStore, slept: list[float], hook: Hook
 ) -> None:
     fired = inject(hook, "PutItem", "InternalServerError")
     session["x"] = 1
@@ -628,7 +621,7 @@ def test_a_save_failing_with_server_errors_is_reported_as_unknown(
     assert fired() == get_handle().settings.retry.max_attempts  # a put may be repeated
 
 
-def test_unreachable_endpoint_raises(no_sleep: list[float]) -> None:
+def test_unreachable_endpoint_raises(slept: list[float]) -> None:
     with override_settings(DYNAMO={**settings.DYNAMO, "ENDPOINT": "http://127.0.0.1:9"}):
         get_handle().retry.sleep = lambda seconds: None
         with pytest.raises(exceptions.ConnectionFailed):
@@ -747,16 +740,16 @@ def _unprocessed_first(hook: Hook, times: int) -> Callable[[], int]:
     return lambda: fired
 
 
-def test_clear_expired_resends_unprocessed_items(no_sleep: list[float], hook: Hook) -> None:
+def test_clear_expired_resends_unprocessed_items(slept: list[float], hook: Hook) -> None:
     make_sessions(live=0, expired=3)
     _unprocessed_first(hook, 2)
     assert SessionStore.clear_expired() == 3
     assert item_count() == 0
-    assert len(no_sleep) == 2
+    assert len(slept) == 2
 
 
 def test_clear_expired_reports_what_stayed_unprocessed(
-    no_sleep: list[float], hook: Hook
+    slept: list[float], hook: Hook
 ) -> None:
     make_sessions(live=0, expired=2)
     _unprocessed_first(hook, 100)

@@ -194,12 +194,6 @@ def test_the_same_consumer_goes_on_from_the_failed_record(got, failing):
     assert events(got) == [("INSERT", None, 12), ("INSERT", None, 13), ("INSERT", None, 13)]
 
 
-@pytest.fixture
-def no_sleep(dynamo_db: Any) -> Any:
-    dynamo_db.retry.sleep = lambda seconds: None
-    return dynamo_db
-
-
 def test_a_checkpoint_whose_answer_was_lost_is_written_and_nothing_comes_twice(got, no_sleep):
     """A checkpoint is a whole-item put: repeated after a lost answer, applied or not."""
     for n in (1, 2):

@@ -24,12 +24,6 @@ class Badge(models.Model):
         unique = [models.Unique("number", within="team_id")]
 
 
-@pytest.fixture
-def no_sleep(dynamo_db):
-    dynamo_db.retry.sleep = lambda seconds: None
-    return dynamo_db
-
-
 def test_each_action_prints_what_its_outcomes_mean(dynamo_db):
     badge = Badge.objects.create(team_id="t", badge_id="b", number=7)
     badge.number = 8
