@@ -16,6 +16,7 @@ import pytest
 from botocore.exceptions import ClientError
 from django.contrib import admin
 from django.contrib.admin.models import LogEntry
+from django.contrib.admin.utils import quote
 from django.contrib.auth.models import Permission, User
 from django.core.exceptions import ImproperlyConfigured
 from django.test import Client, override_settings
@@ -290,14 +291,19 @@ def test_scan_only_where_the_admin_allows_it_with_its_cost(root: Client) -> None
     assert counter.total == 0  # Player: no allow_scan, no partition, no request
 
 
+def delete_url(base: str, obj: models.Model) -> str:
+    """The delete page of ``obj`` on the admin site at ``base``."""
+    return f"{base}{quote(object_id(obj))}/delete/"
+
+
 def test_the_delete_pages_hooks_protect_items_and_skip_the_version(root: Client) -> None:
     captain = Player.objects.create(team_id="t-hooks", player_name="Captain", uniform_number=1)
     other = Player.objects.create(team_id="t-hooks", player_name="Other", uniform_number=2)
     base = "/hooks/roster/player/"
     with override_settings(ROOT_URLCONF=__name__):
-        page = root.get(page_link(base, captain).replace("/change/", "/delete/"))
+        page = root.get(delete_url(base, captain))
         assert page.context["protected"] == [str(captain)] and "Yes, I’m sure" not in text(page)
-        refused = root.post(page_link(base, captain).replace("/change/", "/delete/"), {"post": "y"})
+        refused = root.post(delete_url(base, captain), {"post": "y"})
         assert refused.status_code == 200 and Player.objects.filter(**captain.key).exists()
         selected = {"action": "delete_selected", "_selected_action": [object_id(captain)]}
         confirm = root.post(base + "?team_id=t-hooks", selected)
@@ -307,7 +313,7 @@ def test_the_delete_pages_hooks_protect_items_and_skip_the_version(root: Client)
 
         other.player_name = "Changed meanwhile"
         other.save()  # the version a page showed before is stale now: not asked for
-        deleted = root.post(page_link(base, other).replace("/change/", "/delete/"), {"post": "y"})
+        deleted = root.post(delete_url(base, other), {"post": "y"})
     assert deleted.status_code == 302 and not Player.objects.filter(**other.key).exists()
 
 
