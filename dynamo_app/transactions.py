@@ -42,6 +42,7 @@ if TYPE_CHECKING:
 __all__ = ["Transaction", "TransactionBlock", "read"]
 
 T = TypeVar("T", bound="Transaction")
+M = TypeVar("M", bound="Model")
 
 MAX_ACTIONS = 100
 MAX_REQUEST_BYTES = 4 * 1024 * 1024
@@ -254,9 +255,10 @@ class TransactionBlock(Generic[T]):
             await threads.in_thread(self.tx.commit)()
 
 
-def read(requests: Iterable[tuple[type[Model], Any]], *, consistent: bool = True) -> list[Any]:
+def read(requests: Iterable[tuple[type[M], Any]], *, consistent: bool = True) -> list[M | None]:
     """Several items read atomically (one TransactGetItems), in the order asked;
-    ``None`` for a missing item. Each request is ``(Model, key)``."""
+    ``None`` for a missing item. Each request is ``(Model, key)``; reading several
+    models, each entry is typed as any of them (``isinstance`` tells them apart)."""
     requests = list(requests)
     if len(requests) > MAX_GET_ITEMS:
         raise TransactionLimitExceeded(
@@ -275,8 +277,8 @@ def read(requests: Iterable[tuple[type[Model], Any]], *, consistent: bool = True
         for model, key in requests
     ]
     response = handle.call("transact_get_items", TransactItems=items)
-    out = []
+    out: list[M | None] = []
     for (model, _), result in zip(requests, response.get("Responses", []), strict=False):
         item = result.get("Item")
-        out.append(model._meta.decode(item) if item else None)
+        out.append(model._meta.decode(item) if item else None)  # type: ignore[arg-type]
     return out

@@ -15,7 +15,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Collection, Iterator
 from functools import partialmethod
-from typing import Any, ClassVar, Self, cast
+from typing import TYPE_CHECKING, Any, ClassVar, Self, cast
 
 from django.utils.translation import ngettext
 
@@ -33,6 +33,9 @@ from .manager import Manager
 from .options import Options
 from .registry import register_model
 from .state import ItemState
+
+if TYPE_CHECKING:
+    from .manager import ModelManager
 
 
 class ModelBase(type):
@@ -130,7 +133,8 @@ class Model(metaclass=ModelBase):
     """Base class of every DynamoDB model. See docs/reference/models.md."""
 
     _meta: ClassVar[Options]
-    objects: ClassVar[Manager[Any]]
+    if TYPE_CHECKING:  # each model's own, bound by ModelBase (_bind_managers)
+        objects = ModelManager()
     DoesNotExist: ClassVar[type[exceptions.DoesNotExist]]
     # In each instance's __dict__ beside the field values (see state.py).
     _state: ItemState

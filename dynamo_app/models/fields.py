@@ -17,12 +17,24 @@ dump/load ask the field; none of them tells field types apart.
 from __future__ import annotations
 
 import copy
+import typing
 import uuid
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from types import ModuleType
-from typing import Any, ClassVar, Never
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    ClassVar,
+    Generic,
+    Literal,
+    Never,
+    Self,
+    TypedDict,
+    Unpack,
+    overload,
+)
 
 from django import forms
 from django.core.exceptions import ValidationError as DjangoValidationError
@@ -40,6 +52,33 @@ from . import formfields, jsonform
 from .codec import DECODE_ERRORS, utc_text
 from .habits import option_problem
 
+if TYPE_CHECKING:
+    from typing_extensions import TypeVar  # PEP 696 defaults (typing has them from 3.13)
+
+    from .base import Model
+else:
+
+    def TypeVar(name: str, *, default: object = None) -> typing.TypeVar:
+        """A type variable; its default is read by type checkers only."""
+        return typing.TypeVar(name)
+
+
+# What reading a field from an instance gives (see "Typed models" in the docs).
+# Each default is the type of an annotation without arguments: ``StringField`` is
+# ``StringField[str]``, and a subclass of it reads as ``str``.
+_T = TypeVar("_T", default=Any)
+_Member = TypeVar("_Member")
+_Str = TypeVar("_Str", default=str)
+_Int = TypeVar("_Int", default=int)
+_Decimal = TypeVar("_Decimal", default=Decimal)
+_Float = TypeVar("_Float", default=float)
+_Bool = TypeVar("_Bool", default=bool)
+_Bytes = TypeVar("_Bytes", default=bytes)
+_DateTime = TypeVar("_DateTime", default=datetime)
+_UUID = TypeVar("_UUID", default=uuid.UUID)
+_List = TypeVar("_List", default=list[Any])
+_Map = TypeVar("_Map", default=dict[str, Any])
+
 NOT_PROVIDED: Any = object()
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _INT_LIMIT = 10**wire.MAX_DIGITS
@@ -54,7 +93,23 @@ def new_uuid() -> str:
     return str(uuid.uuid4())
 
 
-class Field:
+class FieldOptions(TypedDict, total=False):
+    """The options every field takes but ``null``, for typing a field's ``__init__``
+    (``**options: Unpack[FieldOptions]``): a misspelt option is a type error."""
+
+    partition_key: bool
+    sort_key: bool
+    default: Any
+    db_name: str | None
+    choices: Any
+    validators: Iterable[Callable[[Any], None]]
+    blank: bool
+    verbose_name: str | None
+    help_text: str
+    editable: bool
+
+
+class Field(Generic[_T]):
     """Base of every field. Options common to all fields:
 
     ``partition_key`` / ``sort_key``: this field is the table's key.
@@ -116,6 +171,18 @@ class Field:
         self.model: Any = None
         Field._counter += 1
         self.creation_order = Field._counter
+
+    if TYPE_CHECKING:
+        # To a type checker a field is a descriptor: ``Player.goals`` is the field,
+        # ``player.goals`` its value (``_T``). At run time the value sits in the
+        # instance's __dict__, so a read is a plain attribute lookup and no call.
+
+        @overload
+        def __get__(self, instance: None, owner: type[Model]) -> Self: ...
+        @overload
+        def __get__(self, instance: Model, owner: type[Model]) -> _T: ...
+        def __get__(self, instance: Model | None, owner: type[Model]) -> Self | _T: ...
+        def __set__(self, instance: Model, value: _T) -> None: ...
 
     def __repr__(self) -> str:
         where = f"{self.model.__name__}.{self.name}" if self.model is not None else "unbound"
@@ -474,11 +541,27 @@ class Field:
 # --- scalars ------------------------------------------------------------------------
 
 
-class StringField(Field):
+class StringField(Field[_Str]):
     wire_type = key_type = "S"
     python_types = (str,)
     description = "a string"
 
+    @overload
+    def __init__(
+        self: StringField[str],
+        *,
+        max_length: int | None = None,
+        null: Literal[False] = False,
+        **options: Unpack[FieldOptions],
+    ) -> None: ...
+    @overload
+    def __init__(
+        self: StringField[str | None],
+        *,
+        max_length: int | None = None,
+        null: bool,
+        **options: Unpack[FieldOptions],
+    ) -> None: ...
     def __init__(self, *, max_length: int | None = None, **options: Any) -> None:
         super().__init__(**options)
         self.max_length = max_length
@@ -532,7 +615,7 @@ class StringField(Field):
         return f'{var}["S"]'
 
 
-class _NumberField(Field):
+class _NumberField(Field[_T]):
     wire_type = key_type = "N"
 
     def size_template(self, var: str) -> str | None:
@@ -546,11 +629,22 @@ class _NumberField(Field):
             raise self.invalid(value, f"{self.description} ({exc})") from None
 
 
-class IntegerField(_NumberField):
+class IntegerField(_NumberField[_Int]):
     """Python ``int`` of up to 38 digits (DynamoDB's precision), exactly."""
 
     python_types = (int,)
     description = "an integer"
+
+    @overload
+    def __init__(
+        self: IntegerField[int], *, null: Literal[False] = False, **options: Unpack[FieldOptions]
+    ) -> None: ...
+    @overload
+    def __init__(
+        self: IntegerField[int | None], *, null: bool, **options: Unpack[FieldOptions]
+    ) -> None: ...
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
 
     def encode(self, value: Any) -> dict[str, Any]:
         if type(value) is int and -_INT_LIMIT < value < _INT_LIMIT:
@@ -586,7 +680,7 @@ class IntegerField(_NumberField):
         return NOT_PROVIDED
 
 
-class VersionField(IntegerField):
+class VersionField(IntegerField[int | None]):
     """Optimistic locking: every save, update and delete of an instance is
     conditioned on the version it read, and increments it. A write based on a
     stale read raises ``StaleObjectError`` and changes nothing.
@@ -610,7 +704,7 @@ class VersionField(IntegerField):
         return {"form_class": forms.IntegerField, "widget": forms.HiddenInput, "required": False}
 
 
-class SequenceField(IntegerField):
+class SequenceField(IntegerField[int]):
     """An integer filled from a sequence when an item is created without one:
     ``1, 2, 3, ...`` as Django's ``AutoField`` gives, for a partition key
     (``/tickets/1234/``) or a display number beside a UUID key.
@@ -667,7 +761,7 @@ class SequenceField(IntegerField):
         return self._sequence
 
 
-class DecimalField(_NumberField):
+class DecimalField(_NumberField[_Decimal]):
     """Exact decimal numbers (``Decimal``) of up to 38 significant digits.
 
     ``int`` and ``float`` values are accepted too; a float is taken at its
@@ -682,12 +776,34 @@ class DecimalField(_NumberField):
     python_types = (Decimal, int, float)
     description = "a Decimal"
 
+    @overload
+    def __init__(
+        self: DecimalField[Decimal],
+        *,
+        max_digits: int | None = None,
+        decimal_places: int | None = None,
+        null: Literal[False] = False,
+        **options: Unpack[FieldOptions],
+    ) -> None: ...
+    @overload
+    def __init__(
+        self: DecimalField[Decimal | None],
+        *,
+        max_digits: int | None = None,
+        decimal_places: int | None = None,
+        null: bool,
+        **options: Unpack[FieldOptions],
+    ) -> None: ...
     def __init__(
         self, *, max_digits: int | None = None, decimal_places: int | None = None, **options: Any
     ) -> None:
         super().__init__(**options)
         self.max_digits = max_digits
         self.decimal_places = decimal_places
+
+    if TYPE_CHECKING:
+
+        def __set__(self, instance: Model, value: _Decimal | int | float) -> None: ...
 
     def option_problems(self) -> list[str]:
         return [*self._digit_problems(), *super().option_problems()]
@@ -770,7 +886,7 @@ class DecimalField(_NumberField):
         return drf.serializers.DecimalField, digits
 
 
-class FloatField(_NumberField):
+class FloatField(_NumberField[_Float]):
     """Python ``float`` (IEEE 754 double, about 15-17 significant digits).
 
     Stored as the float's shortest repr, so every float reads back as exactly
@@ -779,6 +895,17 @@ class FloatField(_NumberField):
 
     python_types = (float, int)
     description = "a float"
+
+    @overload
+    def __init__(
+        self: FloatField[float], *, null: Literal[False] = False, **options: Unpack[FieldOptions]
+    ) -> None: ...
+    @overload
+    def __init__(
+        self: FloatField[float | None], *, null: bool, **options: Unpack[FieldOptions]
+    ) -> None: ...
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
 
     def encode(self, value: Any) -> dict[str, Any]:
         if type(value) is float:
@@ -805,10 +932,21 @@ class FloatField(_NumberField):
         return drf.serializers.FloatField, {}
 
 
-class BooleanField(Field):
+class BooleanField(Field[_Bool]):
     wire_type = "BOOL"
     python_types = (bool,)
     description = "True or False"
+
+    @overload
+    def __init__(
+        self: BooleanField[bool], *, null: Literal[False] = False, **options: Unpack[FieldOptions]
+    ) -> None: ...
+    @overload
+    def __init__(
+        self: BooleanField[bool | None], *, null: bool, **options: Unpack[FieldOptions]
+    ) -> None: ...
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
 
     def encode(self, value: Any) -> dict[str, Any]:
         if value is True or value is False:
@@ -835,11 +973,26 @@ class BooleanField(Field):
         return drf.serializers.BooleanField, {}
 
 
-class BinaryField(Field):
+class BinaryField(Field[_Bytes]):
     wire_type = key_type = "B"
     python_types = (bytes, bytearray, memoryview)
     description = "bytes"
     no_form_field = "bytes have no text form to type in"
+
+    @overload
+    def __init__(
+        self: BinaryField[bytes], *, null: Literal[False] = False, **options: Unpack[FieldOptions]
+    ) -> None: ...
+    @overload
+    def __init__(
+        self: BinaryField[bytes | None], *, null: bool, **options: Unpack[FieldOptions]
+    ) -> None: ...
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+
+    if TYPE_CHECKING:
+
+        def __set__(self, instance: Model, value: _Bytes | bytearray | memoryview) -> None: ...
 
     def encode(self, value: Any) -> dict[str, Any]:
         if type(value) is bytes:
@@ -862,7 +1015,7 @@ class BinaryField(Field):
         return drf.BinaryField, {}
 
 
-class DateTimeField(Field):
+class DateTimeField(Field[_DateTime]):
     """A timezone-aware ``datetime``, stored in UTC.
 
     By default an ISO-8601 string of fixed width (``2024-05-01T09:30:00.000000Z``),
@@ -874,6 +1027,26 @@ class DateTimeField(Field):
     python_types = (datetime,)
     description = "a timezone-aware datetime"
 
+    @overload
+    def __init__(
+        self: DateTimeField[datetime],
+        *,
+        epoch: bool = False,
+        auto_now: bool = False,
+        auto_now_add: bool = False,
+        null: Literal[False] = False,
+        **options: Unpack[FieldOptions],
+    ) -> None: ...
+    @overload
+    def __init__(
+        self: DateTimeField[datetime | None],
+        *,
+        epoch: bool = False,
+        auto_now: bool = False,
+        auto_now_add: bool = False,
+        null: bool,
+        **options: Unpack[FieldOptions],
+    ) -> None: ...
     def __init__(
         self,
         *,
@@ -983,12 +1156,27 @@ class DateTimeField(Field):
         return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
 
 
-class UUIDField(Field):
+class UUIDField(Field[_UUID]):
     """A ``uuid.UUID``, stored as its canonical string."""
 
     wire_type = key_type = "S"
     python_types = (uuid.UUID, str)
     description = "a UUID"
+
+    @overload
+    def __init__(
+        self: UUIDField[uuid.UUID], *, null: Literal[False] = False, **options: Unpack[FieldOptions]
+    ) -> None: ...
+    @overload
+    def __init__(
+        self: UUIDField[uuid.UUID | None], *, null: bool, **options: Unpack[FieldOptions]
+    ) -> None: ...
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+
+    if TYPE_CHECKING:
+
+        def __set__(self, instance: Model, value: _UUID | str) -> None: ...
 
     def encode(self, value: Any) -> dict[str, Any]:
         if isinstance(value, uuid.UUID):
@@ -1013,7 +1201,7 @@ class UUIDField(Field):
 # --- documents ------------------------------------------------------------------------
 
 
-class JSONField(Field):
+class JSONField(Field[Any]):
     """Nested maps and lists (and strings, numbers, booleans, None) stored natively.
 
     Stored as DynamoDB maps and lists, not as a JSON string, so conditions and
@@ -1078,7 +1266,7 @@ def _bind_inner(inner: Field | type[Field] | None) -> Field | None:
     return field
 
 
-class ListField(Field):
+class ListField(Field[_List]):
     """A list whose elements are all of one field type: ``ListField(of=IntegerField())``."""
 
     wire_type = "L"
@@ -1086,6 +1274,22 @@ class ListField(Field):
     description = "a list"
     takes_choices = False
 
+    @overload
+    def __init__(
+        self: ListField[list[_Member]],
+        *,
+        of: Field[_Member] | type[Field[_Member]],
+        null: Literal[False] = False,
+        **options: Unpack[FieldOptions],
+    ) -> None: ...
+    @overload
+    def __init__(
+        self: ListField[list[_Member] | None],
+        *,
+        of: Field[_Member] | type[Field[_Member]],
+        null: bool,
+        **options: Unpack[FieldOptions],
+    ) -> None: ...
     def __init__(self, *, of: Field | type[Field], **options: Any) -> None:
         super().__init__(**options)
         self.of: Field = _bind_inner(of)  # type: ignore[assignment]
@@ -1160,7 +1364,7 @@ class ListField(Field):
         return [self.of.from_json(v) for v in value]
 
 
-class MapField(Field):
+class MapField(Field[_Map]):
     """A dict with string keys; values of one field type (``of=``) or JSON-like."""
 
     wire_type = "M"
@@ -1168,6 +1372,38 @@ class MapField(Field):
     description = "a dict with string keys"
     takes_choices = False
 
+    @overload
+    def __init__(
+        self: MapField[dict[str, _Member]],
+        *,
+        of: Field[_Member] | type[Field[_Member]],
+        null: Literal[False] = False,
+        **options: Unpack[FieldOptions],
+    ) -> None: ...
+    @overload
+    def __init__(
+        self: MapField[dict[str, _Member] | None],
+        *,
+        of: Field[_Member] | type[Field[_Member]],
+        null: bool,
+        **options: Unpack[FieldOptions],
+    ) -> None: ...
+    @overload
+    def __init__(
+        self: MapField[dict[str, Any]],
+        *,
+        of: None = None,
+        null: Literal[False] = False,
+        **options: Unpack[FieldOptions],
+    ) -> None: ...
+    @overload
+    def __init__(
+        self: MapField[dict[str, Any] | None],
+        *,
+        of: None = None,
+        null: bool,
+        **options: Unpack[FieldOptions],
+    ) -> None: ...
     def __init__(self, *, of: Field | type[Field] | None = None, **options: Any) -> None:
         super().__init__(**options)
         self.of = _bind_inner(of)
@@ -1255,7 +1491,7 @@ class MapField(Field):
 # --- sets -------------------------------------------------------------------------------
 
 
-class _SetField(Field):
+class _SetField(Field[_T]):
     """A set. Empty sets are not stored (DynamoDB forbids them) and read back as ``set()``."""
 
     python_types = (set, frozenset)
@@ -1289,7 +1525,7 @@ class _SetField(Field):
         raise NotImplementedError
 
 
-class StringSetField(_SetField):
+class StringSetField(_SetField[set[str]]):
     wire_type = "SS"
     description = "a set of strings"
 
@@ -1320,7 +1556,7 @@ class StringSetField(_SetField):
         return drf.serializers.CharField(trim_whitespace=False)
 
 
-class NumberSetField(_SetField):
+class NumberSetField(_SetField[set[int | Decimal]]):
     """A set of numbers; members read back as ``int`` or exact ``Decimal``."""
 
     wire_type = "NS"
@@ -1342,7 +1578,7 @@ class NumberSetField(_SetField):
         return drf.serializers.DecimalField(max_digits=wire.MAX_DIGITS, decimal_places=None)
 
 
-class BinarySetField(_SetField):
+class BinarySetField(_SetField[set[bytes]]):
     wire_type = "BS"
     description = "a set of bytes"
     no_form_field = "bytes have no text form to type in"

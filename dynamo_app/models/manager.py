@@ -9,7 +9,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Iterable, Sequence
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Self, TypeVar
 
 from .. import signals
 from ..exceptions import AlreadyExists, OutcomeUnknown, QueryError, StaleObjectError
@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from .base import Model
 
 M = TypeVar("M", bound="Model")
+Owner = TypeVar("Owner", bound="Model")
 
 
 def _resolved(values: dict[str, Any] | None) -> dict[str, Any]:
@@ -41,7 +42,7 @@ class Manager(Generic[M]):
         manager.model = model
         return manager
 
-    def __get__(self, instance: Any, owner: type[M]) -> Manager[M]:
+    def __get__(self, instance: None, owner: type[Model]) -> Self:
         if instance is not None:
             raise AttributeError(
                 f"Manager isn't accessible via {owner.__name__} instances; use {owner.__name__}."
@@ -330,3 +331,13 @@ class Manager(Generic[M]):
             f"where() filters a query or a scan: {self.model.__name__}.objects.filter(<partition "
             "key>=...).where(...), or .scan().where(...)."
         )
+
+
+if TYPE_CHECKING:
+
+    class ModelManager(Manager[Any]):
+        """``Model.objects`` to a type checker: read from a model class, the manager
+        of that class (``Player.objects`` is a ``Manager[Player]``). Declared without
+        an annotation, so a model's own ``objects = PlayerManager()`` replaces it."""
+
+        def __get__(self, instance: None, owner: type[Owner]) -> Manager[Owner]: ...  # type: ignore[override]

@@ -301,7 +301,7 @@ class Options:
         self.fields_by_db_name: dict[str, Field] = {}
         for field in fields:
             self.fields_by_db_name.setdefault(field.db_name, field)
-        self.partition_key: Field = next((f for f in fields if f.partition_key), None)  # type: ignore[assignment]
+        self.partition_key: Field = next((f for f in fields if f.partition_key), None)  # type: ignore[arg-type]
         self.sort_key: Field | None = next((f for f in fields if f.sort_key), None)
         self.version: Field | None = next((f for f in fields if isinstance(f, VersionField)), None)
         self.sequences = [f for f in fields if isinstance(f, SequenceField)]
