@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, ClassVar, Generic, TypeVar, cast
+from typing import Any, ClassVar, Generic, Literal, TypeVar, cast, overload
 
 from django import forms
 from django.core.exceptions import NON_FIELD_ERRORS, FieldError, ImproperlyConfigured
@@ -247,6 +247,10 @@ class BaseModelForm(forms.BaseForm, Generic[M]):
 
     # --- writing
 
+    @overload
+    def save(self, commit: Literal[False]) -> M: ...
+    @overload
+    def save(self, commit: bool = True) -> M | None: ...
     def save(self, commit: bool = True) -> M | None:
         """Write the instance and return it, or return ``None`` with the refusal as
         form errors (see ``refusals()``). A new instance is created insert-only
@@ -338,7 +342,7 @@ class BaseModelForm(forms.BaseForm, Generic[M]):
         shown = [f.name for f in meta.key_fields if f.name in self.fields]
         return DjangoValidationError({name: error for name in shown} or {NON_FIELD_ERRORS: error})
 
-    def stale_error(self, stored: Model | None) -> DjangoValidationError:
+    def stale_error(self, stored: M | None) -> DjangoValidationError:
         """Above the form: the item was changed (showing the values now stored) or
         deleted since the form was filled."""
         name = self.instance._meta.object_name

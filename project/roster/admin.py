@@ -16,7 +16,8 @@ from dynamo_app.admin import DynamoModelAdmin
 from .models import Player, Team, TeamEvent
 
 
-@admin.register(Team)
+# django-stubs types admin.register() for the ORM's models only, hence the ignores.
+@admin.register(Team)  # type: ignore[arg-type]
 class TeamAdmin(DynamoModelAdmin):
     """By league, on the overloaded index gsi1: the league's one partition ("demo",
     the field's default) opens at once."""
@@ -31,7 +32,7 @@ class TeamAdmin(DynamoModelAdmin):
         return format_html('<a href="{}?team_id={}">Players</a>', url, team.team_id)
 
 
-@admin.register(Player)
+@admin.register(Player)  # type: ignore[arg-type]
 class PlayerAdmin(DynamoModelAdmin):
     """A team's players by number (the Roster's local index lsi1), 10 a page."""
 
@@ -40,7 +41,7 @@ class PlayerAdmin(DynamoModelAdmin):
     list_per_page = 10
 
 
-@admin.register(TeamEvent)
+@admin.register(TeamEvent)  # type: ignore[arg-type]
 class TeamEventAdmin(DynamoModelAdmin):
     """The append-only log of a team, newest first: written only by the site's own
     views, so the admin shows it and changes nothing."""

@@ -9,6 +9,7 @@ from typing import Any
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.forms import UserCreationForm
+from django.contrib.auth.models import User
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
@@ -28,7 +29,7 @@ RECENT_TEAMS = 5
 
 
 def actor(request: HttpRequest) -> str:
-    user = request.user  # type: ignore[attr-defined]
+    user = request.user
     return user.get_username() if user.is_authenticated else "anonymous"
 
 
@@ -222,7 +223,7 @@ def player_delete(request: HttpRequest, team_id: str, player_id: str) -> HttpRes
 
 def signup(request: HttpRequest) -> HttpResponse:
     """A Django user in SQLite; the session that logs it in lives in DynamoDB."""
-    form = UserCreationForm(request.POST or None)
+    form: UserCreationForm[User] = UserCreationForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         user = form.save()
         login(request, user)

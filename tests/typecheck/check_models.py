@@ -18,6 +18,10 @@ from dynamo_app.models import FieldOptions
 from dynamo_app.partiql import Result
 
 
+class Roster(models.Table):
+    """A shared table: its collections read several models with one Query."""
+
+
 class Player(models.Model):
     team_id = models.StringField(partition_key=True)
     player_id = models.StringField(sort_key=True, default=models.new_uuid)
@@ -113,6 +117,11 @@ def reads(player: Player) -> None:
     assert_type(query.page().items, list[Player])
     assert_type([p for p in query.page()], list[Player])
     assert_type(query.cursor_after(player), str)
+
+    assert_type([p for p in Player.objects.partiql("SELECT * FROM {table}")], list[Player])
+    page = Roster.collection("team", Player, Ticket).page(team_id="t")
+    assert_type(page.of(Player), list[Player])
+    assert_type(page.items, list[models.Model])
 
     assert_type(transactions.read([(Player, ("t", "p"))]), list[Player | None])
     for entry in transactions.read([(Player, ("t", "p")), (Ticket, 1)]):
