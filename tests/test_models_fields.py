@@ -303,3 +303,17 @@ def test_a_key_limit_belongs_to_the_model_not_to_an_inherited_field():
     assert LimitParent._meta.encode(LimitParent(id="a", ref="x" * 1500))["ref"]
     with pytest.raises(ValidationError, match="key value of 1 to 1024 bytes"):
         LimitChild._meta.encode(LimitChild(id="a", ref="x" * 1500))
+
+
+def _field_classes(cls=models.Field):
+    return [cls, *(c for sub in cls.__subclasses__() for c in _field_classes(sub))]
+
+
+def test_fields_are_descriptors_to_type_checkers_only():
+    """``player.goals`` is typed ``int`` through a ``__get__`` that only type checkers
+    see: at run time the value is in the instance's __dict__ and a read is a plain
+    attribute lookup, no call (the save and read paths stay as they were)."""
+    assert not [c for c in _field_classes() if hasattr(c, "__get__") or hasattr(c, "__set__")]
+    obj = Everything(size=3)
+    assert obj.size == obj.__dict__["size"] == 3
+    assert Everything.size is Everything._meta.fields_by_name["size"]
