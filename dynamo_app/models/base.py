@@ -51,29 +51,12 @@ class ModelBase(type):
         new_class = super().__new__(mcs, name, bases, attrs, **kw)
         cls = cast("type[Model]", new_class)  # a type checker cannot know a Model is being made
 
-        fields: dict[str, Field] = {}
-        queries: dict[str, DeclaredQuery] = {}
-        for parent in reversed(cls.__mro__[1:]):
-            parent_meta = getattr(parent, "_meta", None)
-            if isinstance(parent, ModelBase) and parent_meta is not None:
-                fields.update((f.name, f.clone()) for f in parent_meta.fields)
-                queries.update((n, q.clone()) for n, q in parent_meta.declared_queries.items())
-                if meta is None and parent_meta.abstract:
-                    meta = _inherited_meta(parent_meta.meta)
+        fields, queries, meta = _inherited(cls, meta)
         for field_name, field in sorted(own_fields.items(), key=lambda i: i[1].creation_order):
             fields.pop(field_name, None)
             fields[field_name] = field
         queries.update(own_queries)
-        for field_name, field in fields.items():
-            field.bind(cls, field_name)
-            setattr(cls, field_name, field)
-            display = f"get_{field_name}_display"
-            if field.choices is not None and display not in cls.__dict__:
-                setattr(cls, display, partialmethod(Model._get_field_display, field=field))
-        for query_name, query in queries.items():
-            query.bind(cls, query_name)
-            setattr(cls, query_name, query)
-
+        _contribute(cls, fields, queries)
         cls._meta = Options(cls, meta, list(fields.values()), queries)
         cls.DoesNotExist = type(
             "DoesNotExist",
@@ -89,13 +72,7 @@ class ModelBase(type):
                 + "\n".join(f"  - {p} [{p.id}]" for p in problems)
             )
         if not cls._meta.abstract:
-            require_installed(f"The DynamoDB model {cls._meta.label}")
-            if cls._meta.shared is not None:
-                cls._meta.shared.attach(cls)
-            else:
-                registry.register(cls._meta.table_definition())
-            app_tables.register(cls._meta)
-            register_model(cls)
+            _register(cls)
         return new_class
 
     def __iter__(cls) -> Iterator[type[Model]]:
@@ -116,6 +93,51 @@ def _inherited_meta(meta: type | None) -> type | None:
         return None
     attrs = {k: v for k, v in vars(meta).items() if not k.startswith("_") and k != "abstract"}
     return type("Meta", (), attrs)
+
+
+def _inherited(
+    cls: type[Model], meta: type | None
+) -> tuple[dict[str, Field], dict[str, DeclaredQuery], type | None]:
+    """Copies of the parents' fields and declared queries (the nearest parent's
+    win), and the Meta of an abstract parent when the class declares none."""
+    fields: dict[str, Field] = {}
+    queries: dict[str, DeclaredQuery] = {}
+    for parent in reversed(cls.__mro__[1:]):
+        parent_meta = getattr(parent, "_meta", None)
+        if isinstance(parent, ModelBase) and parent_meta is not None:
+            fields.update((f.name, f.clone()) for f in parent_meta.fields)
+            queries.update((n, q.clone()) for n, q in parent_meta.declared_queries.items())
+            if meta is None and parent_meta.abstract:
+                meta = _inherited_meta(parent_meta.meta)
+    return fields, queries, meta
+
+
+def _contribute(
+    cls: type[Model], fields: dict[str, Field], queries: dict[str, DeclaredQuery]
+) -> None:
+    """Each field and declared query bound to the class under its name (as Django's
+    ``contribute_to_class``), with ``get_<field>_display()`` for a field with choices."""
+    for field_name, field in fields.items():
+        field.bind(cls, field_name)
+        setattr(cls, field_name, field)
+        display = f"get_{field_name}_display"
+        if field.choices is not None and display not in cls.__dict__:
+            setattr(cls, display, partialmethod(Model._get_field_display, field=field))
+    for query_name, query in queries.items():
+        query.bind(cls, query_name)
+        setattr(cls, query_name, query)
+
+
+def _register(cls: type[Model]) -> None:
+    """A concrete model, in an installed app: its table (or its place in a shared
+    one) registered for the migrator, and the model for the app's tables."""
+    require_installed(f"The DynamoDB model {cls._meta.label}")
+    if cls._meta.shared is not None:
+        cls._meta.shared.attach(cls)
+    else:
+        registry.register(cls._meta.table_definition())
+    app_tables.register(cls._meta)
+    register_model(cls)
 
 
 def _bind_managers(cls: type[Model], attrs: dict[str, Any]) -> None:

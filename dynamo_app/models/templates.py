@@ -262,49 +262,63 @@ def key_condition(
     item whose key was rendered before values were escaped may match the key text,
     never the field.
     """
-    fields, name = meta.fields_by_name, meta.object_name
     values = {path: value for path, lookup, value in key if lookup == "exact"}
     partition = schema.partition_template
     conditions = [Attr(partition.attribute) == meta.render(partition, values)]  # size-checked
-    sort, after = schema.sort_template, None
-    if sort is not None:
-        exact = 0
-        while exact < len(sort.slots) and sort.slots[exact].name in values:
-            exact += 1
-        prefix = sort.render_prefix(values, fields, name, exact)
-        ranged = [(p, lookup, v) for p, lookup, v in key if lookup != "exact"]
-        at = Attr(sort.attribute)
-        if not ranged:
-            whole = exact == len(sort.slots)
-            conditions.append(at == prefix if whole else at.begins_with(prefix))
-        else:
-            path, lookup, value = ranged[0]
+    after = None
+    if schema.sort_template is not None:
+        sort_condition, after = _sort_condition(meta, schema.sort_template, values, key)
+        conditions.append(sort_condition)
+    filters = _delimited_filters(meta, schema, values)
+    if after is not None:
+        filters.append(after)
+    return all_of(conditions), all_of(filters)  # type: ignore[return-value]
 
-            def full(v: Any) -> str:
-                return sort.render({**values, path: v}, fields, name)
 
-            top = prefix + TOP
-            if lookup == "begins_with":
-                conditions.append(at.begins_with(prefix + str(value)))
-            elif lookup == "between":
-                low, high = value
-                conditions.append(at.between(full(low), full(high)))
-            elif lookup in ("gt", "gte"):
-                conditions.append(at.between(full(value), top))
-            else:
-                conditions.append(at.between(prefix, full(value)))
-            if lookup in ("gt", "lt"):
-                after = LOOKUPS[lookup](Attr(path), value)
-    projection = schema.projection
-    delimited = [
+def _sort_condition(
+    meta: Options, sort: KeyTemplate, values: dict[str, Any], key: list[tuple[str, str, Any]]
+) -> tuple[Condition, Condition | None]:
+    """The sort key's condition within the model's prefix, and the filter that drops
+    the bound of a ``gt``/``lt`` (DynamoDB's ranges include it)."""
+    fields, name = meta.fields_by_name, meta.object_name
+    exact = 0
+    while exact < len(sort.slots) and sort.slots[exact].name in values:
+        exact += 1
+    prefix = sort.render_prefix(values, fields, name, exact)
+    ranged = [(p, lookup, v) for p, lookup, v in key if lookup != "exact"]
+    at = Attr(sort.attribute)
+    if not ranged:
+        whole = exact == len(sort.slots)
+        return (at == prefix if whole else at.begins_with(prefix)), None
+    path, lookup, value = ranged[0]
+
+    def full(v: Any) -> str:
+        return sort.render({**values, path: v}, fields, name)
+
+    if lookup == "begins_with":
+        condition = at.begins_with(prefix + str(value))
+    elif lookup == "between":
+        low, high = value
+        condition = at.between(full(low), full(high))
+    elif lookup in ("gt", "gte"):
+        condition = at.between(full(value), prefix + TOP)
+    else:
+        condition = at.between(prefix, full(value))
+    return condition, LOOKUPS[lookup](Attr(path), value) if lookup in ("gt", "lt") else None
+
+
+def _delimited_filters(
+    meta: Options, schema: TemplateKeySchema, values: dict[str, Any]
+) -> list[Condition]:
+    """An exact value of a delimited field, filtered on its own attribute too, where
+    the schema's items hold it (an index that does not could match nothing)."""
+    projection, fields = schema.projection, meta.fields_by_name
+    templates = (schema.partition_template, schema.sort_template)
+    return [
         Attr(n) == values[n]
-        for t in (partition, sort)
+        for t in templates
         if t is not None
         for n in t.delimited_names
-        # an index that does not hold the field cannot filter on it (nothing would match)
         if n in values
         and (projection == "ALL" or (n in projection or fields[n].db_name in projection))
     ]
-    if after is not None:
-        delimited.append(after)
-    return all_of(conditions), all_of(delimited)  # type: ignore[return-value]
