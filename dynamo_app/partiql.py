@@ -50,6 +50,7 @@ from .models.registry import registered_models
 
 if TYPE_CHECKING:
     from .models.base import Model
+    from .models.options import Options
 
 __all__ = ["Result", "Statement", "execute", "execute_transaction", "prepare"]
 
@@ -142,23 +143,11 @@ def prepare(
         )
     target = _table(tokens, text, model)
     meta = target.model._meta
-    if kind in ("INSERT", "UPDATE", "DELETE") and (meta.unique or meta.version is not None):
-        guard = "unique constraints" if meta.unique else "a VersionField"
-        raise QueryError(
-            f"{meta.object_name} declares {guard}: a PartiQL {kind} would bypass them (no "
-            "lock claimed or released, no version checked or bumped). Write it with "
-            "objects.create(), save(), update() or delete() (or in a transaction()), "
-            "which keep them."
-        )
+    if kind in ("INSERT", "UPDATE", "DELETE"):
+        _refuse_bypassed_guards(meta, kind)
     params = list(parameters)
     slots = [i for i, t in enumerate(tokens) if t.kind == "param"]
-    if len(slots) != len(params):
-        slot_text = ngettext("%(n)d parameter", "%(n)d parameters", len(slots))
-        given = ngettext("%(n)d value was given", "%(n)d values were given", len(params))
-        raise QueryError(
-            f"PartiQL statement has {slot_text % {'n': len(slots)}} (?) but "
-            f"{given % {'n': len(params)}}: {text!r}"
-        )
+    _check_parameter_count(text, slots, params)
     _refuse_literals(tokens, text)
     depth = _struct_depths(tokens)
     encoded = [
@@ -167,24 +156,10 @@ def prepare(
     if kind in ("INSERT", "UPDATE", "DELETE") and meta.shared is not None:
         _check_own_items(target.model, kind, tokens, slots, depth, encoded)
     if kind == "SELECT" and not scan:
-        key = meta.key_schema(target.index).attributes[0]
-        if not _has_key_equality(_where(tokens), key):
-            where = f"index {target.index!r}" if target.index else "the table"
-            raise QueryError(
-                f"{meta.object_name}: this SELECT has no equality (= or IN) on the partition key "
-                f"{key!r} of {where} among the AND-ed terms of its WHERE clause, so DynamoDB "
-                "would scan the whole table. Add one, or pass scan=True to read the whole table "
-                f"on purpose: {text!r}"
-            )
+        _require_key_equality(meta, target, tokens, text)
     text = target.text
     if kind == "SELECT" and meta.shared is not None and tokens[1].text != "*":
-        # The entity type, to tell this model's items from others' (own_items);
-        # the projection comes before the table, so its place in ``text`` is unmoved.
-        # A name with a leading underscore (the default _type) is no reserved word and
-        # goes unquoted, which moto reads too (it projects nothing for a quoted one).
-        name = meta.shared.type_attribute
-        name = name if re.fullmatch(r"_\w*", name, re.ASCII) else f'"{name}"'
-        text = f"{text[: tokens[1].start]}{name}, {text[tokens[1].start :]}"
+        text = _with_entity_type(meta, tokens, text)
     return Statement(
         model=target.model,
         text=text,
@@ -192,6 +167,53 @@ def prepare(
         kind=kind,
         partial=_partial(tokens, kind, target),
     )
+
+
+def _refuse_bypassed_guards(meta: Options, kind: str) -> None:
+    """A PartiQL write claims no unique lock and checks no version: refused where
+    the model has either."""
+    if meta.unique or meta.version is not None:
+        guard = "unique constraints" if meta.unique else "a VersionField"
+        raise QueryError(
+            f"{meta.object_name} declares {guard}: a PartiQL {kind} would bypass them (no "
+            "lock claimed or released, no version checked or bumped). Write it with "
+            "objects.create(), save(), update() or delete() (or in a transaction()), "
+            "which keep them."
+        )
+
+
+def _check_parameter_count(text: str, slots: list[int], params: list[Any]) -> None:
+    if len(slots) != len(params):
+        slot_text = ngettext("%(n)d parameter", "%(n)d parameters", len(slots))
+        given = ngettext("%(n)d value was given", "%(n)d values were given", len(params))
+        raise QueryError(
+            f"PartiQL statement has {slot_text % {'n': len(slots)}} (?) but "
+            f"{given % {'n': len(params)}}: {text!r}"
+        )
+
+
+def _require_key_equality(meta: Options, target: _Target, tokens: list[_Token], text: str) -> None:
+    """A SELECT names its partition key with = or IN, else DynamoDB scans the table."""
+    key = meta.key_schema(target.index).attributes[0]
+    if not _has_key_equality(_where(tokens), key):
+        where = f"index {target.index!r}" if target.index else "the table"
+        raise QueryError(
+            f"{meta.object_name}: this SELECT has no equality (= or IN) on the partition key "
+            f"{key!r} of {where} among the AND-ed terms of its WHERE clause, so DynamoDB "
+            "would scan the whole table. Add one, or pass scan=True to read the whole table "
+            f"on purpose: {text!r}"
+        )
+
+
+def _with_entity_type(meta: Options, tokens: list[_Token], text: str) -> str:
+    """A SELECT's projection with the entity type, to tell this model's items from
+    others' (own_items); the projection comes before the table, so its place in
+    ``text`` is unmoved. A name with a leading underscore (the default _type) is no
+    reserved word and goes unquoted, which moto reads too (it projects nothing for
+    a quoted one)."""
+    name = meta.shared.type_attribute  # type: ignore[union-attr]
+    name = name if re.fullmatch(r"_\w*", name, re.ASCII) else f'"{name}"'
+    return f"{text[: tokens[1].start]}{name}, {text[tokens[1].start :]}"
 
 
 @dataclass(frozen=True)
@@ -325,6 +347,16 @@ def _path_at(tokens: list[_Token], i: int) -> str | None:
 def _attribute_of(tokens: list[_Token], i: int, depth: list[int]) -> tuple[str | None, str]:
     """The attribute the parameter ``tokens[i]`` is compared with or assigned to, and
     how it is encoded there (``value`` or ``element``)."""
+    for place in (_compared, _listed, _function_argument):
+        found = place(tokens, i, depth)
+        if found is not None:
+            return found
+    return None, "value"
+
+
+def _compared(tokens: list[_Token], i: int, depth: list[int]) -> tuple[str | None, str] | None:
+    """Beside an operator, an INSERT's ``'a': ?`` or in a BETWEEN: the attribute on its
+    other side (None when that is no plain attribute)."""
     prev = tokens[i - 1] if i else None
     nxt = tokens[i + 1] if i + 1 < len(tokens) else None
     if prev is not None and prev.kind == "op":
@@ -337,16 +369,30 @@ def _attribute_of(tokens: list[_Token], i: int, depth: list[int]) -> tuple[str |
         return _path_at(tokens, i - 2), "value"
     if prev is not None and prev.upper == "AND" and tokens[i - 3].upper == "BETWEEN":
         return _path_at(tokens, i - 4), "value"
+    return None
+
+
+def _listed(tokens: list[_Token], i: int, depth: list[int]) -> tuple[str | None, str] | None:
+    """In the list of an ``IN [?, ?]``: the attribute before the IN."""
     j = i - 1
     while j >= 0 and (tokens[j].kind == "param" or tokens[j].text == ","):
         j -= 1
     if j >= 1 and tokens[j].text in ("[", "(") and tokens[j - 1].upper == "IN":
         return _path_at(tokens, j - 2), "value"
+    return None
+
+
+def _function_argument(
+    tokens: list[_Token], i: int, depth: list[int]
+) -> tuple[str | None, str] | None:
+    """The second argument of a function of an attribute (``contains(a, ?)``): that
+    attribute, encoded as the function takes it."""
+    prev = tokens[i - 1] if i else None
     if prev is not None and prev.text == "," and i >= 4 and tokens[i - 3].text == "(":
         function = tokens[i - 4].upper
         if function in _FUNCTIONS and tokens[i - 2].attribute() is not None:
             return tokens[i - 2].attribute(), _FUNCTIONS[function]
-    return None, "value"
+    return None
 
 
 def _encode(

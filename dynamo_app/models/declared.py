@@ -246,6 +246,8 @@ class DeclaredQuery:
         return self._clause_problem(problem.id, problem.term.text, problem.message, problem.hint)
 
     def _check_params(self, clauses: list[Clause], fields: dict[str, Any]) -> list[Problem]:
+        """Every declared parameter used, none named as a paging one, each of a type
+        its clause's field takes."""
         problems = []
         used = {p for clause in clauses for p in clause.params}
         for name in self.params:
@@ -265,31 +267,35 @@ class DeclaredQuery:
                     )
                 )
         for clause in clauses:
-            field = fields[clause.text]
-            if field is None or "." in clause.path or "[" in clause.path:
+            problems += self._check_param_types(clause, fields[clause.text])
+        return problems
+
+    def _check_param_types(self, clause: Clause, field: Any) -> list[Problem]:
+        """The declared type of each parameter of a clause on a whole field is one the
+        field takes (``begins_with``: a string; ``contains`` on a set: anything)."""
+        if field is None or "." in clause.path or "[" in clause.path:
+            return []
+        if clause.lookup == "contains" and field.is_set:
+            return []
+        expected = (str,) if clause.lookup == "begins_with" else field.python_types
+        problems = []
+        for param in clause.params:
+            kind = self.params.get(param)
+            if kind is None:
                 continue
-            for param in clause.params:
-                kind = self.params.get(param)
-                if kind is None:
-                    continue
-                expected = (str,) if clause.lookup == "begins_with" else field.python_types
-                if clause.lookup == "contains" and field.is_set:
-                    continue
-                bad = not isinstance(kind, type) or not issubclass(kind, expected)
-                if kind is bool and bool not in expected:
-                    bad = True
-                if bad:
-                    names = " or ".join(t.__name__ for t in expected)
-                    problems.append(
-                        self._clause_problem(
-                            "dynamo.E207",
-                            clause,
-                            f"parameter {param!r} is declared as "
-                            f"{getattr(kind, '__name__', kind)}, but {field.label} is a "
-                            f"{type(field).__name__} (stored as {field.wire_type}) that takes "
-                            f"{names}.",
-                        )
+            bad = not isinstance(kind, type) or not issubclass(kind, expected)
+            if bad or (kind is bool and bool not in expected):
+                names = " or ".join(t.__name__ for t in expected)
+                problems.append(
+                    self._clause_problem(
+                        "dynamo.E207",
+                        clause,
+                        f"parameter {param!r} is declared as "
+                        f"{getattr(kind, '__name__', kind)}, but {field.label} is a "
+                        f"{type(field).__name__} (stored as {field.wire_type}) that takes "
+                        f"{names}.",
                     )
+                )
         return problems
 
     # --- calling
