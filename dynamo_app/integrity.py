@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -71,9 +72,23 @@ def _constrained_models() -> list[type[Model]]:
 def check_unique(*, repair: bool = False) -> Report:
     """Compare every owner's expected locks with the lock table."""
     report = Report()
-    expected: dict[str, list[tuple[type[Model], Unique, Model]]] = defaultdict(list)
     models = {m._meta.label: m for m in _constrained_models()}
-    for model in models.values():
+    expected = _expected_locks(models.values(), report)
+    locks = _scan_locks()
+    report.locks_checked = len(locks)
+    report.findings += _owner_findings(expected, locks, repair)
+    report.findings += _orphan_findings(models, expected, locks, repair)
+    return report
+
+
+# Each lock id, with the owners (model, constraint, instance) whose values want it.
+_Expected = dict[str, list[tuple["type[Model]", Unique, "Model"]]]
+
+
+def _expected_locks(models: Iterable[type[Model]], report: Report) -> _Expected:
+    """The lock each owner's unique values want, from a scan of each model."""
+    expected: _Expected = defaultdict(list)
+    for model in models:
         # Strongly consistent: a repair acts on what this scan finds, so it must see
         # every owner written so far (and DAX, which may hold older items, never answers it).
         for obj in model.objects.scan().only(*unique_fields(model)).consistent():
@@ -82,15 +97,21 @@ def check_unique(*, repair: bool = False) -> Report:
                 lock = constraint.lock_id(obj.__dict__)
                 if lock is not None:
                     expected[lock].append((model, constraint, obj))
+    return expected
 
-    locks = _scan_locks()
-    report.locks_checked = len(locks)
+
+def _owner_findings(
+    expected: _Expected, locks: dict[str, dict[str, Any]], repair: bool
+) -> list[Finding]:
+    """A value held twice (duplicate), and a value whose lock is absent or names
+    another owner (missing; an absent one claimed with ``repair``)."""
+    findings = []
     for lock, owners in expected.items():
         model, constraint, obj = owners[0]
         value = constraint.value(obj.__dict__)
         if len(owners) > 1:
             keys = ", ".join(str(o.key) for _, _, o in owners)
-            report.findings.append(
+            findings.append(
                 Finding("duplicate", model.__name__, constraint.name, value, f"held by {keys}")
             )
             continue
@@ -107,8 +128,19 @@ def check_unique(*, repair: bool = False) -> Report:
             )
             if repair and record is None:
                 finding.repaired = _claim(constraint, obj)
-            report.findings.append(finding)
+            findings.append(finding)
+    return findings
 
+
+def _orphan_findings(
+    models: dict[str, type[Model]],
+    expected: _Expected,
+    locks: dict[str, dict[str, Any]],
+    repair: bool,
+) -> list[Finding]:
+    """A lock of a constrained model that no owner's values want (released with
+    ``repair``, when its constraint is still declared)."""
+    findings = []
     for lock, record in locks.items():
         holder = models.get(record.get("model", {}).get("S"))
         if holder is None or lock in expected:
@@ -126,8 +158,8 @@ def check_unique(*, repair: bool = False) -> Report:
         )
         if repair and declared is not None:
             finding.repaired = _release_orphan(holder, declared, record)
-        report.findings.append(finding)
-    return report
+        findings.append(finding)
+    return findings
 
 
 def _scan_locks() -> dict[str, dict[str, Any]]:
