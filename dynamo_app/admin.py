@@ -554,19 +554,18 @@ class DynamoModelAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
         )
         return HttpResponseRedirect(reverse("admin:index", current_app=self.admin_site.name))
 
-    def _page_context(self, request: HttpRequest, title: str, **view: Any) -> dict[str, Any]:
-        """Every page's context, as Django's views start theirs: the site's
-        (``each_context``), the model's options, the title and what a page outside a
-        popup has; ``view`` adds (or replaces) the page's own."""
+    def each_context(self, request: HttpRequest) -> dict[str, Any]:
+        """What every page of this admin is rendered with, as the site's
+        ``admin_site.each_context(request)`` is for its pages: that, the model's
+        options, and what a page outside a popup has. Each view adds its own title
+        and the rest; override this to give every page of the model more."""
         return {
             **self.admin_site.each_context(request),
             "opts": self.opts,
-            "title": title,
             "subtitle": None,
             "is_popup": False,
             "to_field": None,
             "media": self.media,
-            **view,
         }
 
     def _render(
@@ -588,7 +587,7 @@ class DynamoModelAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
             if missing
             else f"{plural}: DynamoDB is unavailable"
         )
-        context = self._page_context(request, title, missing=missing)
+        context = {**self.each_context(request), "title": title, "missing": missing}
         return self._render(request, self.unavailable_template, context, status=503)
 
     # --- the change list
@@ -622,21 +621,21 @@ class DynamoModelAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
             action_form = self.action_form(auto_id=None)
             action_form.fields["action"].choices = self.get_action_choices(request)
         plural = str(capfirst(self.opts.verbose_name_plural))
-        context = self._page_context(
-            request,
-            plural,
-            module_name=plural,
-            cl=cl,
-            has_add_permission=self.has_add_permission(request),
-            action_form=action_form,
-            actions_selection_counter=self.actions_selection_counter,
-            preserved_filters=self.get_preserved_filters(request),
-            index_var=INDEX_VAR,
-            action_checkbox_name=helpers.ACTION_CHECKBOX_NAME,
-            selection_note=f"0 of {len(cl.rows)} selected",
-            search_var=SEARCH_VAR,
+        context = {
+            **self.each_context(request),
+            "title": plural,
+            "module_name": plural,
+            "cl": cl,
+            "has_add_permission": self.has_add_permission(request),
+            "action_form": action_form,
+            "actions_selection_counter": self.actions_selection_counter,
+            "preserved_filters": self.get_preserved_filters(request),
+            "index_var": INDEX_VAR,
+            "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
+            "selection_note": f"0 of {len(cl.rows)} selected",
+            "search_var": SEARCH_VAR,
             **(extra_context or {}),
-        )
+        }
         return self._render(request, self.change_list_template, context)
 
     # --- actions: functions of (model_admin, request, list of instances)
@@ -782,19 +781,19 @@ class DynamoModelAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
         admin_form = helpers.AdminForm(form, list(fieldsets), {}, (), model_admin=self)  # type: ignore[arg-type]
         title = "Add %s" if add else ("Change %s" if can_change else "View %s")
         shown = AdminObject(obj) if obj is not None else None
-        context = self._page_context(
-            request,
-            title % self.opts.verbose_name,
-            subtitle=str(obj) if obj is not None else None,
-            adminform=admin_form,
-            object_id=object_id,
-            original=shown,
-            media=self.media + admin_form.media,
-            inline_admin_formsets=[],
-            errors=helpers.AdminErrorList(form, []),
-            preserved_filters=self.get_preserved_filters(request),
+        context = {
+            **self.each_context(request),
+            "title": title % self.opts.verbose_name,
+            "subtitle": str(obj) if obj is not None else None,
+            "adminform": admin_form,
+            "object_id": object_id,
+            "original": shown,
+            "media": self.media + admin_form.media,
+            "inline_admin_formsets": [],
+            "errors": helpers.AdminErrorList(form, []),
+            "preserved_filters": self.get_preserved_filters(request),
             **(extra_context or {}),
-        )
+        }
         response = self.render_change_form(
             request, context, add=add, change=not add, form_url=form_url, obj=shown
         )
@@ -874,25 +873,23 @@ class DynamoModelAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
                 messages.WARNING,
             )
             status = 409
-            deleted, model_count, perms_needed, protected = self.get_deleted_objects(
-                [obj], request
-            )
-        context = self._page_context(
-            request,
-            "Are you sure?",
-            object_name=str(self.opts.verbose_name),
-            object=AdminObject(obj),
-            escaped_object=str(obj),
-            deleted_objects=deleted[0],
-            model_count=list(model_count.items()),
-            perms_lacking=perms_needed or None,
-            protected=protected or None,
-            app_label=self.opts.app_label,
-            preserved_filters=self.get_preserved_filters(request),
-            version_var=VERSION_VAR,
-            version=self.get_version(obj),
+            deleted, model_count, perms_needed, protected = self.get_deleted_objects([obj], request)
+        context = {
+            **self.each_context(request),
+            "title": "Are you sure?",
+            "object_name": str(self.opts.verbose_name),
+            "object": AdminObject(obj),
+            "escaped_object": str(obj),
+            "deleted_objects": deleted[0],
+            "model_count": list(model_count.items()),
+            "perms_lacking": perms_needed or None,
+            "protected": protected or None,
+            "app_label": self.opts.app_label,
+            "preserved_filters": self.get_preserved_filters(request),
+            "version_var": VERSION_VAR,
+            "version": self.get_version(obj),
             **(extra_context or {}),
-        )
+        }
         return self._render(request, self.delete_confirmation_template, context, status=status)
 
     # --- hooks of the delete pages (the delete view and the delete_selected action)
@@ -955,19 +952,22 @@ def delete_selected(
         _delete_confirmed(model_admin, request, objects)
         return None
     name = opts.verbose_name if len(objects) == 1 else opts.verbose_name_plural
-    context = model_admin._page_context(
-        request,
-        "Delete multiple objects",
-        objects_name=str(name),
-        deletable_objects=deletable,
-        model_count=list(model_count.items()),
-        queryset=[AdminObject(o) for o in objects],
-        versions=[(f"{VERSION_VAR}:{object_id(o)}", model_admin.get_version(o)) for o in objects],
-        perms_lacking=perms_needed or None,
-        protected=protected or None,
-        action_checkbox_name=helpers.ACTION_CHECKBOX_NAME,
-    )
-    return model_admin._render(request, model_admin.delete_selected_confirmation_template, context)
+    context = {
+        **model_admin.each_context(request),
+        "title": "Delete multiple objects",
+        "objects_name": str(name),
+        "deletable_objects": deletable,
+        "model_count": list(model_count.items()),
+        "queryset": [AdminObject(o) for o in objects],
+        "versions": [
+            (f"{VERSION_VAR}:{object_id(o)}", model_admin.get_version(o)) for o in objects
+        ],
+        "perms_lacking": perms_needed or None,
+        "protected": protected or None,
+        "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
+    }
+    request.current_app = model_admin.admin_site.name
+    return TemplateResponse(request, model_admin.delete_selected_confirmation_template, context)
 
 
 def _delete_confirmed(
