@@ -1,7 +1,6 @@
 """The local server: serialised requests, the state file, the command."""
 
 import os
-import threading
 import time
 from decimal import Decimal
 
@@ -13,6 +12,7 @@ from django.core.management import CommandError, call_command
 from dynamo_app import local, local_state
 from dynamo_app.exceptions import StateFileError
 from dynamo_app.testing import moto_only
+from tests.thread_support import in_threads
 
 pytestmark = moto_only
 
@@ -39,7 +39,6 @@ def test_concurrent_conditional_claims_have_exactly_one_winner():
             BillingMode="PAY_PER_REQUEST",
         )
         wins = {str(n): [] for n in range(40)}
-        errors = []
 
         def claim(worker):
             client = _client(server.url)
@@ -59,14 +58,9 @@ def test_concurrent_conditional_claims_have_exactly_one_winner():
                     wins[key].append(worker)
                 except ClientError as exc:
                     if exc.response["Error"]["Code"] != "TransactionCanceledException":
-                        errors.append(exc)
+                        raise
 
-        threads = [threading.Thread(target=claim, args=(w,)) for w in range(8)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        assert not errors
+        assert in_threads(claim, range(8)) == []
         assert all(len(w) == 1 for w in wins.values())
         items = setup.scan(TableName="claims")["Items"]
         assert {i["pk"]["S"]: int(i["by"]["N"]) for i in items} == {

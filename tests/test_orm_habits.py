@@ -3,7 +3,6 @@ one conditional write), query mistakes raised where they are made, bool() of a
 queryset, and ``async with dynamo_app.transaction()``."""
 
 import asyncio
-import threading
 
 import pytest
 
@@ -13,6 +12,7 @@ from dynamo_app.exceptions import QueryError, UniqueViolation
 from dynamo_app.tables import registry
 from project.roster.models import Player
 from tests.sessions_support import registered
+from tests.thread_support import in_threads
 
 
 class Tally(models.Model):
@@ -61,26 +61,14 @@ def test_get_or_create_calls_callable_defaults_and_wants_the_whole_key(tables):
 
 
 def test_a_race_of_get_or_create_creates_exactly_one(tables):
-    results, errors = [], []
-    start = threading.Barrier(8)
+    results = []
 
     def race(worker):
-        start.wait()
-        try:
-            results.append(
-                Tally.objects.get_or_create(
-                    board="race", name="one", defaults={"title": f"w{worker}"}
-                )
-            )
-        except Exception as exc:  # noqa: BLE001 - asserted below
-            errors.append(exc)
+        results.append(
+            Tally.objects.get_or_create(board="race", name="one", defaults={"title": f"w{worker}"})
+        )
 
-    threads = [threading.Thread(target=race, args=(w,)) for w in range(8)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert errors == []
+    assert in_threads(race, range(8)) == []
     assert sorted(created for _, created in results) == [False] * 7 + [True]
     (winner,) = [obj.title for obj, created in results if created]
     assert {obj.title for obj, _ in results} == {winner}  # every loser got the winner's item
@@ -119,27 +107,16 @@ def test_update_or_create_of_a_versioned_model_with_unique_values(dynamo_db, dyn
 def test_a_race_of_update_or_create_loses_no_update(dynamo_db):
     """Four writers each set a different name under one key: every update lands on
     the one item in turn (the version refuses a stale one, which tries again)."""
-    errors = []
-    start = threading.Barrier(4)
 
     def race(worker):
-        start.wait()
-        try:
-            Player.objects.update_or_create(
-                team_id="race",
-                player_id="p",
-                defaults={"player_name": f"w{worker}"},
-                create_defaults={"player_name": f"w{worker}", "uniform_number": 1},
-            )
-        except Exception as exc:  # noqa: BLE001 - asserted below
-            errors.append(exc)
+        Player.objects.update_or_create(
+            team_id="race",
+            player_id="p",
+            defaults={"player_name": f"w{worker}"},
+            create_defaults={"player_name": f"w{worker}", "uniform_number": 1},
+        )
 
-    threads = [threading.Thread(target=race, args=(w,)) for w in range(4)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert errors == []
+    assert in_threads(race, range(4)) == []
     stored = Player.objects.get(team_id="race", player_id="p")
     assert stored.version == 4  # one create and three updates, none lost
 

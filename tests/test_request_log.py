@@ -25,6 +25,7 @@ from dynamo_app.conf import parse
 from dynamo_app.requests import Request, masked
 from dynamo_app.test import RequestAssertions
 from dynamo_app.testing import ENGINE, count_requests
+from tests.thread_support import in_threads
 
 VALUE = "CANARY-VALUE-51f0"  # an item value: never in a log line unless LOG_VALUES
 
@@ -259,11 +260,7 @@ def test_concurrent_threads_never_mix_counts(dynamo_db):
             barrier.wait()
         counts[gets] = counter.total
 
-    threads = [threading.Thread(target=worker, args=(n,)) for n in (1, 4)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    assert in_threads(worker, (1, 4)) == []
     assert counts == {1: 1, 4: 4}
 
 
@@ -364,11 +361,7 @@ def test_middleware_reports_each_views_requests_with_concurrent_sync_requests(
     def visit(gets: int) -> None:
         bodies[gets] = Client().get(f"/sync/{gets}/").content
 
-    threads = [threading.Thread(target=visit, args=(n,)) for n in (1, 3)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    assert in_threads(visit, (1, 3)) == []
     assert bodies == {1: b"1", 3: b"3"}
     found = summaries(request_log.records)
     assert found["/sync/1/"].startswith("1 DynamoDB request, ")

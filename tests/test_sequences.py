@@ -7,7 +7,6 @@ reserves blocks with its own requests, as a project's web workers would.
 import io
 import json
 import os
-import threading
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -18,6 +17,7 @@ from dynamo_app.sequences import Sequence
 from dynamo_app.tables import registry
 from dynamo_app.testing import count_requests
 from tests.process_support import run_together
+from tests.thread_support import in_threads
 
 
 class Ticket(models.Model):
@@ -98,11 +98,7 @@ def test_threads_never_share_a_number_nor_waste_a_block(dynamo_db):
     def take(mine: list[int]) -> None:
         mine.extend(sequence.next() for _ in range(200))
 
-    threads = [threading.Thread(target=take, args=(mine,)) for mine in taken]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    assert in_threads(take, taken) == []
     every = [n for mine in taken for n in mine]
     assert sorted(every) == list(range(1, 1601))
     assert all(mine == sorted(mine) for mine in taken)

@@ -1,7 +1,5 @@
 """Unique constraints on non-key attributes: the seed's baseball roster, done rigorously."""
 
-import threading
-
 import pytest
 from django.conf import settings
 from django.core.management import call_command
@@ -23,6 +21,7 @@ from dynamo_app.handle import Handle, get_handle, using
 from dynamo_app.integrity import check_unique
 from dynamo_app.testing import count_requests
 from dynamo_app.unique import LOCK_TABLE
+from tests.thread_support import in_threads
 
 
 class Player(models.Model):
@@ -172,13 +171,14 @@ def test_race_for_20_values_has_exactly_one_winner_each(dynamo_db):
     section = {**settings.DYNAMO, "MAX_IDLE_CONNS": 8}
     with override_settings(DYNAMO=section):
         wins = {n: [] for n in range(20)}
-        errors = []
 
         def claim(worker):
             client = Handle(get_settings())
-            with using(client):
-                race(worker)
-            client.close()
+            try:
+                with using(client):
+                    race(worker)
+            finally:
+                client.close()
 
         def race(worker):
             for number in wins:
@@ -189,15 +189,8 @@ def test_race_for_20_values_has_exactly_one_winner_each(dynamo_db):
                     wins[number].append(worker)
                 except UniqueViolation:
                     pass
-                except Exception as exc:  # noqa: BLE001 - collected and asserted below
-                    errors.append(exc)
 
-        threads = [threading.Thread(target=claim, args=(w,)) for w in range(8)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-        assert errors == []
+        assert in_threads(claim, range(8)) == []
         assert all(len(winners) == 1 for winners in wins.values())
         stored = Player.objects.filter(team_id="race")
         assert sorted(p.uniform_number for p in stored) == list(range(20))
