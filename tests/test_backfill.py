@@ -13,8 +13,8 @@ from dynamo_app.exceptions import OutcomeUnknown
 from dynamo_app.handle import get_handle
 from dynamo_app.testing import count_requests
 from tests.backfill_support import Article, slugify, touch
+from tests.fault_support import Lost
 from tests.process_support import ROOT, child_environ
-from tests.test_outcomes import Lost
 
 
 def articles(n):

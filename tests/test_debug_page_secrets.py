@@ -10,7 +10,6 @@ import warnings
 from urllib.parse import quote
 
 import pytest
-from botocore.awsrequest import AWSResponse
 from django.conf import settings
 from django.http import HttpResponse
 from django.test import Client, override_settings
@@ -19,6 +18,7 @@ from django.views.debug import ExceptionCycleWarning
 
 from dynamo_app.conf import get_settings
 from dynamo_app.handle import get_handle
+from tests.fault_support import answer
 from tests.test_unique import Player
 
 # Real keys and tokens hold '/', '+' and '='.
@@ -86,8 +86,7 @@ def server_error():
 
     def answer_500(request, **kwargs):
         body = b'{"__type":"com.amazonaws.dynamodb.v20120810#InternalServerError","message":"x"}'
-        headers = {"Content-Type": "application/x-amz-json-1.0"}
-        return AWSResponse(request.url, 500, headers, _Raw(body))
+        return answer(500, body, url=request.url)
 
     events = get_handle().client.meta.events
     events.register("before-send.dynamodb", answer_500, unique_id="debug-page-500")
@@ -95,14 +94,6 @@ def server_error():
         read_missing_player()
     finally:
         events.unregister("before-send.dynamodb", unique_id="debug-page-500")
-
-
-class _Raw:
-    def __init__(self, data):
-        self.data = data
-
-    def stream(self, **kwargs):
-        yield self.data
 
 
 CASES = {

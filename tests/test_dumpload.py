@@ -6,7 +6,6 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
-from botocore.awsrequest import AWSResponse
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.core.management import CommandError, call_command
 from django.core.validators import MaxValueValidator
@@ -19,8 +18,7 @@ from dynamo_app.integrity import check_unique
 from dynamo_app.progress import Progress
 from dynamo_app.testing import count_requests
 from dynamo_app.unique import LOCK_TABLE
-from tests.test_outcomes import Lost
-from tests.test_retry import _Raw
+from tests.fault_support import Intercepted, Lost, answer
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -251,35 +249,23 @@ def test_a_refused_line_stops_the_load_with_every_line_before_it_loaded(dynamo_d
     assert [m.member_id for m in Member.objects.filter(club="c")] == ["m0", "taken"]
 
 
-class Unprocessed:
+class Unprocessed(Intercepted):
     """BatchWriteItem answered with everything unprocessed (DynamoDB throttling
     the batch), after the first ``after`` requests went through."""
 
     def __init__(self, after):
+        super().__init__("BatchWriteItem")
         self.after, self.seen = after, 0
-
-    def __enter__(self):
-        get_handle().client.meta.events.register(
-            "before-send.dynamodb.BatchWriteItem", self.send, unique_id="unprocessed"
-        )
-        return self
-
-    def __exit__(self, *exc):
-        get_handle().client.meta.events.unregister(
-            "before-send.dynamodb.BatchWriteItem", unique_id="unprocessed"
-        )
 
     def send(self, request, **kwargs):
         self.seen += 1
         if self.seen <= self.after:
             return None
         body = json.dumps({"UnprocessedItems": json.loads(request.body)["RequestItems"]})
-        headers = {"Content-Type": "application/x-amz-json-1.0"}
-        return AWSResponse("http://127.0.0.1", 200, headers, _Raw(body.encode()))
+        return answer(200, body.encode())
 
 
-def test_a_load_stopped_by_throttling_says_which_lines_are_loaded(dynamo_db):
-    dynamo_db.retry.sleep = lambda seconds: None
+def test_a_load_stopped_by_throttling_says_which_lines_are_loaded(no_sleep):
     lines = [json.dumps(record(Note(note_id=f"n{i:03d}", body="b"))) for i in range(150)]
     with Unprocessed(after=4), pytest.raises(LoadError) as error:  # 4 requests: lines 1-100
         load(lines, source="notes.jsonl")
@@ -294,8 +280,7 @@ def test_a_load_stopped_by_throttling_says_which_lines_are_loaded(dynamo_db):
     assert len(list(Note.objects.scan())) == 150
 
 
-def test_a_load_stopped_mid_batch_names_the_lines_written_and_not(dynamo_db):
-    dynamo_db.retry.sleep = lambda seconds: None
+def test_a_load_stopped_mid_batch_names_the_lines_written_and_not(no_sleep):
     lines = [json.dumps(record(Note(note_id=f"n{i:03d}", body="b"))) for i in range(150)]
     with Unprocessed(after=5), pytest.raises(LoadError) as error:  # lines 1-125 go through
         load(lines, source="notes.jsonl")
@@ -322,8 +307,7 @@ def test_an_undeclared_attribute_is_checked_too_and_a_bad_one_loads_nothing(dyna
     assert list(Note.objects.scan()) == []
 
 
-def test_a_lost_answer_mid_load_is_loaded_not_found_already_there(dynamo_db):
-    dynamo_db.retry.sleep = lambda seconds: None
+def test_a_lost_answer_mid_load_is_loaded_not_found_already_there(no_sleep):
     members = [Member(club="c", member_id=f"m{i}", name="n", number=i) for i in range(10)]
     with Lost("TransactWriteItems"):
         result = load([json.dumps(record(m)) for m in members])

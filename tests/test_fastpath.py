@@ -20,8 +20,8 @@ import dynamo_app
 from dynamo_app import exceptions, fallback, models, parser, pipeline, sigv4
 from dynamo_app.handle import get_handle
 from dynamo_app.testing import count_requests
+from tests.fault_support import Damaged, changed_byte
 from tests.process_support import child_environ, run_python
-from tests.test_outcomes import Damaged, changed_byte
 
 # The endpoint cache reports botocore's feature ids through botocore.context (1.38 on);
 # before it, botocore resolves every request itself, and says so once.

@@ -13,12 +13,9 @@ import json
 import pytest
 from botocore.awsrequest import AWSResponse
 from botocore.exceptions import (
-    ClientError,
-    ConnectionClosedError,
     EndpointConnectionError,
     ReadTimeoutError,
 )
-from botocore.httpsession import URLLib3Session
 
 import dynamo_app
 from dynamo_app import exceptions, signals
@@ -31,114 +28,22 @@ from dynamo_app.retry import Repeat, repeatable
 from dynamo_app.sessions import SessionStore
 from dynamo_app.testing import ENGINE, count_requests
 from project.roster.models import Player
+from tests.fault_support import (
+    LOSSES,
+    SERVER_ERROR,
+    Damaged,
+    Faults,
+    Lost,
+    changed_byte,
+    client_error,
+    cut_short,
+)
 from tests.sessions_support import registered, session_tables, stored_item
-from tests.test_retry import Faults, _error_response, client_error
 from tests.test_transactions import Member, Team, Views
 
 # DynamoDB and MiniStack answer a repeated ClientRequestToken with the first
 # attempt's outcome; moto ignores the token and runs the repeat again.
 TOKENS_HONOURED = ENGINE != "moto"
-
-SERVER_ERROR = client_error("InternalServerError", 500)
-LOSSES = {
-    "500": SERVER_ERROR,
-    "read timeout": ReadTimeoutError(endpoint_url="x"),
-    "connection closed": ConnectionClosedError(endpoint_url="x"),
-}
-
-
-class Lost:
-    """The next ``times`` requests of ``operation`` (after the first ``after``,
-    answered as usual) reach the server and are applied (with ``reaches=False``:
-    never reach it); the client gets ``loss`` (an error answer, or a network
-    error) instead of the server's answer. ``then`` runs after each applied
-    request: someone else's write in the window before our retry."""
-
-    def __init__(self, operation, loss=SERVER_ERROR, times=1, then=None, reaches=True, after=0):
-        self.event = f"before-send.dynamodb.{operation}"
-        self.loss, self.times, self.then, self.reaches = loss, times, then, reaches
-        self.after = after
-        self.lost = self.applied = 0
-        self.http = URLLib3Session()
-
-    def __enter__(self):
-        get_handle().client.meta.events.register(self.event, self.send, unique_id="lost")
-        return self
-
-    def __exit__(self, *exc):
-        get_handle().client.meta.events.unregister(self.event, unique_id="lost")
-        self.http.close()
-
-    def send(self, request, **kwargs):
-        if self.after:
-            self.after -= 1
-            return None
-        if self.lost >= self.times:
-            return None
-        self.lost += 1
-        if self.reaches:
-            self.applied += 1
-            answer = self.http.send(request)
-            assert answer.status_code == 200, answer.content  # the write really happened
-            if self.then is not None:
-                self.then()
-        if isinstance(self.loss, ClientError):
-            return _error_response(self.loss)
-        raise self.loss
-
-
-class Damaged:
-    """Change the body of the next ``times`` answers to ``operation`` between
-    the server and the parser, leaving its ``x-amz-crc32`` header (DynamoDB,
-    moto and MiniStack send one with every body) as the server sent it, or
-    dropped (``checksum=False``): the request goes to the server from
-    ``before-send`` (which every botocore emits), and its answer comes back changed."""
-
-    def __init__(self, operation, damage, times=1, checksum=True):
-        self.event = f"before-send.dynamodb.{operation}"
-        self.damage, self.times, self.checksum = damage, times, checksum
-        self.damaged = 0
-        self.http = URLLib3Session()
-
-    def __enter__(self):
-        get_handle().client.meta.events.register(self.event, self.send, unique_id="damaged")
-        return self
-
-    def __exit__(self, *exc):
-        get_handle().client.meta.events.unregister(self.event, unique_id="damaged")
-        self.http.close()
-
-    def send(self, request, **kwargs):
-        if self.damaged >= self.times:
-            return None
-        self.damaged += 1
-        answer = self.http.send(request)
-        assert "x-amz-crc32" in answer.headers
-        headers = {
-            name: value
-            for name, value in answer.headers.items()
-            if self.checksum or name.lower() != "x-amz-crc32"
-        }
-        body = self.damage(answer.content)
-        return AWSResponse(request.url, answer.status_code, headers, _Raw(body))
-
-
-class _Raw:
-    """An ``AWSResponse``'s raw body: botocore reads it through ``stream()``."""
-
-    def __init__(self, data):
-        self.data = data
-
-    def stream(self, **kwargs):
-        yield self.data
-
-
-def changed_byte(body):
-    return body.replace(b"Hawks", b"Hawkz")
-
-
-def cut_short(body):
-    return body[: len(body) // 2]
 
 
 def stored(model, **key):

@@ -25,7 +25,7 @@ from dynamo_app.exceptions import (
 )
 from dynamo_app.handle import get_handle
 from dynamo_app.testing import ENGINE, count_requests
-from tests.test_outcomes import Lost
+from tests.fault_support import Lost
 
 not_on_moto = pytest.mark.skipif(
     ENGINE == "moto",

@@ -5,7 +5,6 @@ import random
 import uuid
 
 import pytest
-from botocore.awsrequest import AWSResponse
 from botocore.exceptions import (
     ChecksumError,
     ClientError,
@@ -18,19 +17,10 @@ from dynamo_app import exceptions
 from dynamo_app.conf import RetrySettings
 from dynamo_app.retry import Decision, RetryPolicy, Tally, classify
 from dynamo_app.testing import count_requests
+from tests.fault_support import Faults, client_error
 
 TABLE = "retry"  # declared: the deployed name carries the suite's TABLE_PREFIX
 DAMAGED = ChecksumError(checksum_type="crc32", expected_checksum=1, actual_checksum=2)
-
-
-def client_error(code, status=400, reasons=None):
-    response = {
-        "Error": {"Code": code, "Message": code},
-        "ResponseMetadata": {"HTTPStatusCode": status},
-    }
-    if reasons is not None:
-        response["CancellationReasons"] = [{"Code": c} for c in reasons]
-    return ClientError(response, "Op")
 
 
 @pytest.mark.parametrize(
@@ -77,66 +67,8 @@ def test_backoff_is_capped_full_jitter():
         assert max(delays) > ceiling * 0.8  # jitter spans the whole window
 
 
-class Faults:
-    """Raise the queued exceptions on the next requests, then let them through
-    to the real server. Records the parameters of every attempt."""
-
-    def __init__(self, client, *faults):
-        self.faults = list(faults)
-        self.attempts = []
-        self.client = client
-
-    def __enter__(self):
-        self.client.meta.events.register(
-            "before-send.dynamodb", self.before_send, unique_id="faults"
-        )
-        self.client.meta.events.register(
-            "before-parameter-build.dynamodb", self.before_call, unique_id="faults-p"
-        )
-        return self
-
-    def __exit__(self, *exc):
-        self.client.meta.events.unregister("before-send.dynamodb", unique_id="faults")
-        self.client.meta.events.unregister("before-parameter-build.dynamodb", unique_id="faults-p")
-
-    def before_call(self, params, **kwargs):
-        self.attempts.append(dict(params))
-
-    def before_send(self, request, **kwargs):
-        if self.faults:
-            fault = self.faults.pop(0)
-            if isinstance(fault, ClientError):
-                return _error_response(fault)
-            raise fault
-        return None
-
-
-def _error_response(error):
-    import json
-
-    body = {
-        "__type": f"com.amazonaws.dynamodb.v20120810#{error.response['Error']['Code']}",
-        "message": "x",
-    }
-    if "CancellationReasons" in error.response:
-        body["CancellationReasons"] = error.response["CancellationReasons"]
-    status = error.response["ResponseMetadata"]["HTTPStatusCode"]
-    raw = _Raw(json.dumps(body).encode())
-    return AWSResponse(
-        "http://127.0.0.1", status, {"Content-Type": "application/x-amz-json-1.0"}, raw
-    )
-
-
-class _Raw:
-    def __init__(self, data):
-        self.data = data
-
-    def stream(self, **kwargs):
-        yield self.data
-
-
 @pytest.fixture
-def table(dynamo_db):
+def table(dynamo_db, slept):
     dynamo_db.call(
         "create_table",
         TableName=dynamo_db.table_name(TABLE),
@@ -144,9 +76,7 @@ def table(dynamo_db):
         AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
         BillingMode="PAY_PER_REQUEST",
     )
-    sleeps = []
-    dynamo_db.retry.sleep = sleeps.append
-    dynamo_db.sleeps = sleeps
+    dynamo_db.sleeps = slept
     return dynamo_db
 
 

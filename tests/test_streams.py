@@ -22,7 +22,7 @@ from dynamo_app.streams.consumer import Consumer
 from dynamo_app.streams.records import from_lambda, parse
 from dynamo_app.tables import registry
 from dynamo_app.testing import ENGINE
-from tests.test_outcomes import LOSSES, Lost
+from tests.fault_support import LOSSES, Lost
 
 
 class Sensor(models.Model):

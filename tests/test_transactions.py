@@ -19,7 +19,7 @@ from dynamo_app.exceptions import (
 )
 from dynamo_app.models import Attr
 from dynamo_app.testing import count_requests
-from tests.test_retry import Faults, client_error
+from tests.fault_support import Faults, client_error
 
 
 class Team(models.Model):
@@ -141,13 +141,11 @@ def test_limits_are_checked_before_sending(dynamo_db):
     assert counter.total == 0
 
 
-def test_conflicts_are_retried_with_backoff_and_one_token(dynamo_db):
+def test_conflicts_are_retried_with_backoff_and_one_token(dynamo_db, slept):
     conflict = client_error("TransactionCanceledException", reasons=["TransactionConflict"])
-    sleeps = []
-    dynamo_db.retry.sleep = sleeps.append
     with Faults(dynamo_db.client, conflict, conflict) as faults:
         Member.objects.create(team_id="t1", member_id="m1", number=1)
-    assert len(faults.attempts) == 3 and len(sleeps) == 2
+    assert len(faults.attempts) == 3 and len(slept) == 2
     assert len({a["ClientRequestToken"] for a in faults.attempts}) == 1
 
 

@@ -7,7 +7,7 @@ import dynamo_app
 from dynamo_app import exceptions, models
 from dynamo_app.handle import get_handle
 from dynamo_app.models import Attr, writes
-from tests.test_retry import Faults, client_error
+from tests.fault_support import Faults, client_error
 
 THROTTLED = client_error("ThrottlingException")
 
