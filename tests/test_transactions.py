@@ -267,12 +267,18 @@ def test_version_field_counts_writes(dynamo_db):
     assert Team.objects.get(team_id="t1").version == 3
 
 
-def test_a_stale_write_raises_and_changes_nothing(dynamo_db):
+@pytest.fixture
+def stale(dynamo_db):
+    """Team t1 ("Hawks") as read before another copy of it was saved as "Falcons"."""
     Team.objects.create(team_id="t1", name="Hawks")
-    first = Team.objects.get(team_id="t1")
     stale = Team.objects.get(team_id="t1")
-    first.name = "Falcons"
-    first.save()
+    fresh = Team.objects.get(team_id="t1")
+    fresh.name = "Falcons"
+    fresh.save()
+    return stale
+
+
+def test_a_stale_write_raises_and_changes_nothing(stale):
     stale.name = "Ravens"
     with pytest.raises(StaleObjectError):
         stale.save()
@@ -285,10 +291,7 @@ def test_a_stale_write_raises_and_changes_nothing(dynamo_db):
     stored.delete()
 
 
-def test_a_stale_write_in_a_transaction_is_reported_as_stale(dynamo_db):
-    Team.objects.create(team_id="t1", name="Hawks")
-    stale = Team.objects.get(team_id="t1")
-    Team.objects.get(team_id="t1").save()
+def test_a_stale_write_in_a_transaction_is_reported_as_stale(stale):
     with pytest.raises(StaleObjectError):
         with dynamo_app.transaction() as tx:
             tx.save(stale)
@@ -333,16 +336,12 @@ def test_an_idempotency_key_is_checked_like_a_stored_key_before_sending(dynamo_d
     assert counter.total == 0
 
 
-def test_bulk_save_and_bulk_delete_keep_optimistic_locking(dynamo_db):
-    Team.objects.create(team_id="t1", name="Hawks")
-    stale = Team.objects.get(team_id="t1")
-    fresh = Team.objects.get(team_id="t1")
-    fresh.name = "Falcons"
-    fresh.save()
+def test_bulk_save_and_bulk_delete_keep_optimistic_locking(stale):
     stale.name = "Ravens"
     with pytest.raises(StaleObjectError):
         Team.objects.bulk_save([stale, Team(team_id="t2", name="Crows")])
     assert [(t.team_id, t.name, t.version) for t in Team.objects.scan()] == [("t1", "Falcons", 2)]
+    fresh = Team.objects.get(team_id="t1")
     fresh.name = "Eagles"
     with count_requests() as counter:
         Team.objects.bulk_save([fresh, Team(team_id="t2", name="Crows")])
