@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import pytest
@@ -57,17 +57,38 @@ def declare(dynamo_db: Any) -> Iterator[Callable[[TableDefinition], TableDefinit
         registry.unregister(name)
 
 
-def make_table(name: str, *keys: tuple[str, str, str], **params: Any) -> None:
-    """Create a table by hand: keys are (attribute, type, HASH|RANGE)."""
+def make_table(
+    name: str,
+    *keys: tuple[str, str, str],
+    indexes: dict[str, list[tuple[str, str, str]]] | None = None,
+    projection: str = "ALL",
+    **params: Any,
+) -> None:
+    """Create a table by hand: keys are (attribute, type, HASH|RANGE); ``indexes``
+    are its global indexes by name, keyed the same way, each projecting ``projection``."""
+    indexes = indexes or {}
+    attributes = {a: t for a, t, _ in keys} | {a: t for ks in indexes.values() for a, t, _ in ks}
+    if indexes:
+        params["GlobalSecondaryIndexes"] = [
+            {
+                "IndexName": index,
+                "KeySchema": key_schema(index_keys),
+                "Projection": {"ProjectionType": projection},
+            }
+            for index, index_keys in indexes.items()
+        ]
     get_handle().client.create_table(
         TableName=name,
-        KeySchema=[{"AttributeName": a, "KeyType": role} for a, _, role in keys],
+        KeySchema=key_schema(keys),
         AttributeDefinitions=[
-            *[{"AttributeName": a, "AttributeType": t} for a, t, _ in keys],
-            *params.pop("extra_attributes", []),
+            {"AttributeName": a, "AttributeType": t} for a, t in attributes.items()
         ],
         **({"BillingMode": "PAY_PER_REQUEST"} | params),
     )
+
+
+def key_schema(keys: Iterable[tuple[str, str, str]]) -> list[dict[str, str]]:
+    return [{"AttributeName": a, "KeyType": role} for a, _, role in keys]
 
 
 def sent(requests: RequestCounter, operation: str) -> list[dict[str, Any]]:
@@ -233,14 +254,7 @@ def test_missing_local_index_is_reported_not_executed(declare):
         "test-sch_player",
         ("team_id", S, "HASH"),
         ("player_id", S, "RANGE"),
-        extra_attributes=[{"AttributeName": "uniform_number", "AttributeType": N}],
-        GlobalSecondaryIndexes=[
-            {
-                "IndexName": "by_number",
-                "KeySchema": [{"AttributeName": "uniform_number", "KeyType": "HASH"}],
-                "Projection": {"ProjectionType": "ALL"},
-            }
-        ],
+        indexes={"by_number": [("uniform_number", N, "HASH")]},
     )
     [change] = changes_of("sch_player")
     assert change.kind is ChangeKind.MISSING_LOCAL_INDEX and not change.executable
@@ -254,8 +268,8 @@ def test_missing_local_index_is_reported_not_executed(declare):
 @pytest.mark.parametrize(
     "index_keys, projection, observed",
     [
-        ([("uniform_number", S, "HASH")], {"ProjectionType": "ALL"}, "uniform_number (S)"),
-        ([("uniform_number", N, "HASH")], {"ProjectionType": "KEYS_ONLY"}, "KEYS_ONLY"),
+        ([("uniform_number", S, "HASH")], "ALL", "uniform_number (S)"),
+        ([("uniform_number", N, "HASH")], "KEYS_ONLY", "KEYS_ONLY"),
     ],
     ids=["key-type", "projection"],
 )
@@ -265,14 +279,8 @@ def test_index_mismatch_names_both_shapes(declare, index_keys, projection, obser
         "test-sch_player",
         ("team_id", S, "HASH"),
         ("player_id", S, "RANGE"),
-        extra_attributes=[{"AttributeName": a, "AttributeType": t} for a, t, _ in index_keys],
-        GlobalSecondaryIndexes=[
-            {
-                "IndexName": "by_number",
-                "KeySchema": [{"AttributeName": a, "KeyType": r} for a, _, r in index_keys],
-                "Projection": projection,
-            }
-        ],
+        indexes={"by_number": index_keys},
+        projection=projection,
     )
     [change] = changes_of("sch_player")
     assert change.kind is ChangeKind.INDEX_MISMATCH and change.index_name == "by_number"
@@ -286,14 +294,7 @@ def test_indexes_no_model_declares_are_left_alone(declare):
     make_table(
         "test-sch_event",
         ("event_id", S, "HASH"),
-        extra_attributes=[{"AttributeName": "kind", "AttributeType": S}],
-        GlobalSecondaryIndexes=[
-            {
-                "IndexName": "ops_by_kind",
-                "KeySchema": [{"AttributeName": "kind", "KeyType": "HASH"}],
-                "Projection": {"ProjectionType": "ALL"},
-            }
-        ],
+        indexes={"ops_by_kind": [("kind", S, "HASH")]},
     )
     assert [c.kind for c in changes_of("sch_event")] == [ChangeKind.IN_SYNC]
 
