@@ -44,6 +44,13 @@ def site(request: pytest.FixtureRequest, db: None, dynamo_server: Any) -> Iterat
         yield handle
 
 
+@pytest.fixture
+def player(root: Client) -> Player:
+    """The demo's sample teams, and the first player of team-001 by uniform number."""
+    seed(root)
+    return Player.objects.using_index("lsi1").filter(team_id="team-001").first()
+
+
 def requests_to(counter: Any, *models_: type[models.Model]) -> Counter[str]:
     """The requests of a block that went to these models' tables, by operation."""
     tables = {get_handle().table_name(m._meta.table_name) for m in models_}
@@ -123,9 +130,9 @@ def test_change_list_without_a_partition_sends_nothing_and_asks_for_one(root: Cl
     assert 'name="team_id"' in page.content.decode()
 
 
-def test_change_form_is_one_get_item_and_saves_the_form_fields(root: Client) -> None:
-    seed(root)
-    player = Player.objects.using_index("lsi1").filter(team_id="team-001").first()
+def test_change_form_is_one_get_item_and_saves_the_form_fields(
+    root: Client, player: Player
+) -> None:
     with count_requests() as counter:
         page = root.get(change_url(player))
     assert page.status_code == 200 and counter == {"GetItem": 1}
@@ -143,9 +150,8 @@ def test_change_form_is_one_get_item_and_saves_the_form_fields(root: Client) -> 
 
 def test_a_stale_save_is_refused_with_the_stored_values_then_saved_on_purpose(
     root: Client,
+    player: Player,
 ) -> None:
-    seed(root)
-    player = Player.objects.using_index("lsi1").filter(team_id="team-001").first()
     mine = root.get(change_url(player))
     theirs = root.get(change_url(player))
     assert root.post(change_url(player), form_data(theirs, player_name="Theirs")).status_code == 302
@@ -198,9 +204,7 @@ def test_add_creates_insert_only_and_logs_the_addition(root: Client) -> None:
     assert "already exists" in text(twice)
 
 
-def test_delete_is_conditioned_on_the_version_the_page_showed(root: Client) -> None:
-    seed(root)
-    player = Player.objects.using_index("lsi1").filter(team_id="team-001").first()
+def test_delete_is_conditioned_on_the_version_the_page_showed(root: Client, player: Player) -> None:
     delete_url = change_url(player).replace("/change/", "/delete/")
     with count_requests() as counter:
         page = root.get(delete_url)
@@ -375,9 +379,9 @@ def throttle(settings: Any) -> Iterator[Any]:
     events.unregister("before-call.dynamodb", unique_id="test-admin-throttle")
 
 
-def test_dynamodb_errors_are_admin_messages_never_a_500(root: Client, throttle: Any) -> None:
-    seed(root)
-    player = Player.objects.using_index("lsi1").filter(team_id="team-001").first()
+def test_dynamodb_errors_are_admin_messages_never_a_500(
+    root: Client, player: Player, throttle: Any
+) -> None:
     form = root.get(change_url(player))
     throttle({"UpdateItem"})
     kept = root.post(change_url(player), form_data(form, player_name="Typed"))
@@ -399,9 +403,7 @@ def test_dynamodb_errors_are_admin_messages_never_a_500(root: Client, throttle: 
         assert "DynamoDB did not answer" in text(page) and "throttl" in text(page).lower()
 
 
-def test_key_fields_of_a_stored_item_are_text_not_inputs(root: Client) -> None:
-    seed(root)
-    player = Player.objects.using_index("lsi1").filter(team_id="team-001").first()
+def test_key_fields_of_a_stored_item_are_text_not_inputs(root: Client, player: Player) -> None:
     html = root.get(change_url(player)).content.decode()
     assert f'<div class="readonly">{player.team_id}</div>' in html
     assert f'<div class="readonly">{player.player_id}</div>' in html
@@ -529,9 +531,8 @@ def test_a_page_that_ends_the_partition_exactly_offers_no_next_page(root: Client
 
 def test_changing_a_unique_value_reads_its_lock_then_moves_it_in_one_transaction(
     root: Client,
+    player: Player,
 ) -> None:
-    seed(root)
-    player = Player.objects.using_index("lsi1").filter(team_id="team-001").first()
     page = root.get(change_url(player))
     with count_requests() as counter:
         saved = root.post(change_url(player), form_data(page, uniform_number=77))
