@@ -148,13 +148,18 @@ class _Forward(http.server.BaseHTTPRequestHandler):
 
 
 @contextlib.contextmanager
-def door(store: str) -> Iterator[CountingDoor]:
+def untouched(store: str) -> Iterator[CountingDoor]:
+    """A counting door to ``store`` for the block; after it, no request came
+    through and the store holds what it held."""
+    before = contents(store)
     counting = CountingDoor(store)
     try:
         yield counting
     finally:
         counting.shutdown()
         counting.server_close()
+    assert counting.requests == []
+    assert contents(store) == before
 
 
 def clean_env(**extra: str) -> dict[str, str]:
@@ -208,8 +213,8 @@ def file_state(path: Path) -> tuple[Any, ...]:
 
 @pytest.mark.processes
 def test_demo_manage_py_test_leaves_a_development_store_untouched(live_store, tmp_path):
-    before = contents(live_store)
-    with door(live_store) as counting:
+    assert len(contents(live_store)["us-east-1/demo-team"]) == TEAMS
+    with untouched(live_store) as counting:
         environ = {
             "DYNAMO_ENDPOINT": counting.url,
             "DYNAMO_REGION": "us-east-1",
@@ -220,10 +225,8 @@ def test_demo_manage_py_test_leaves_a_development_store_untouched(live_store, tm
         # The demo's own tests: without a label, discovery also finds the suite's
         # django.test.TestCase classes in tests/.
         output = run(["manage.py", "test", "project"], REPO, **environ)
-    assert output.startswith("exit 0"), output
-    assert "Ran 4 tests" in output and "\nOK" in output
-    assert counting.requests == []
-    assert contents(live_store) == before and len(before["us-east-1/demo-team"]) == TEAMS
+        assert output.startswith("exit 0"), output
+        assert "Ran 4 tests" in output and "\nOK" in output
 
 
 @pytest.mark.processes
@@ -360,43 +363,34 @@ def fresh(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.mark.parametrize("processes", ["1", "2"])
 def test_fresh_project_manage_py_test_with_the_runner(fresh, live_store, processes):
     """Each --parallel worker gets a store of its own, as it gets a database."""
-    before = contents(live_store)
-    with door(live_store) as counting:
+    with untouched(live_store) as counting:
         environ = {"FRESH_ENDPOINT": counting.url, "FRESH_REGION": "us-east-1", "FRESH_RUNNER": "1"}
         output = run(["manage.py", "test", "--parallel", processes], fresh, **environ)
-    assert output.startswith("exit 0"), output
-    assert "Ran 6 tests" in output
-    assert counting.requests == []
-    assert contents(live_store) == before
+        assert output.startswith("exit 0"), output
+        assert "Ran 6 tests" in output
 
 
 @pytest.mark.processes
 def test_fresh_project_manage_py_test_without_the_runner_refuses_dynamodb(fresh, live_store):
     """The one settings line forgotten, and the configured store is AWS: the run
     fails, naming the line, and AWS hears nothing."""
-    before = contents(live_store)
-    with door(live_store) as counting:
+    with untouched(live_store) as counting:
         environ = {"FRESH_ENDPOINT": "", "FRESH_REGION": "eu-west-1"}
         environ["AWS_ENDPOINT_URL_DYNAMODB"] = counting.url
         output = run(["manage.py", "test"], fresh, **environ)
-    assert output.startswith("exit 1"), output
-    assert "FAILED (errors=4)" in output  # 3 tests and ClassWideDataTests' class setup
-    assert output.count("TEST_RUNNER = 'dynamo_app.test.runner.DynamoTestRunner'") == 4
-    assert counting.requests == []
-    assert contents(live_store) == before
+        assert output.startswith("exit 1"), output
+        assert "FAILED (errors=4)" in output  # 3 tests and ClassWideDataTests' class setup
+        assert output.count("TEST_RUNNER = 'dynamo_app.test.runner.DynamoTestRunner'") == 4
 
 
 @pytest.mark.processes
 def test_fresh_project_pytest_against_aws_settings(fresh, live_store):
-    before = contents(live_store)
-    with door(live_store) as counting:
+    with untouched(live_store) as counting:
         environ = {"FRESH_ENDPOINT": "", "FRESH_REGION": "eu-west-1"}
         environ["AWS_ENDPOINT_URL_DYNAMODB"] = counting.url
         output = run(["-m", "pytest", "-q", "-p", "no:xdist"], fresh, **environ)
-    assert output.startswith("exit 0"), output
-    assert "10 passed" in output
-    assert counting.requests == []
-    assert contents(live_store) == before
+        assert output.startswith("exit 0"), output
+        assert "10 passed" in output
 
 
 @pytest.mark.processes
