@@ -16,6 +16,7 @@ from dynamo_app.exceptions import AlreadyApplied, UniqueViolation
 from dynamo_app.integrity import check_unique
 from dynamo_app.sessions import SessionStore
 from tests.sessions_support import session_tables
+from tests.thread_support import in_threads
 
 THREADS = 8
 OPERATIONS = 60  # per thread
@@ -128,12 +129,8 @@ def test_mixed_operations_from_8_threads_keep_every_guarantee(tables, capsys):
     applied = defaultdict(set)
     workers = [Worker(seed, applied) for seed in range(THREADS)]
     with override_settings(DYNAMO={**settings.DYNAMO, "MAX_IDLE_CONNS": THREADS}):
-        threads = [threading.Thread(target=w.run) for w in workers]
         started = time.monotonic()
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
+        assert in_threads(Worker.run, workers) == []
         elapsed = time.monotonic() - started
 
         assert [e for w in workers for e in w.errors] == []
