@@ -45,6 +45,47 @@ def app_operations(handle_calls):
 
 
 @pytest.fixture
+def declared():
+    """``declared(definition)`` registers a table definition for this test only."""
+    from dynamo_app.tables import registry
+
+    names = []
+
+    def register(definition):
+        registry.register(definition)
+        names.append(definition.declared_name)
+        return definition
+
+    yield register
+    for name in names:
+        registry.unregister(name)
+
+
+@pytest.fixture
+def declare(dynamo_db, declared):
+    """``declared`` on fresh tables: what it registers, the store does not have yet."""
+    return declared
+
+
+@pytest.fixture
+def hook():
+    """``hook(event, handler)`` registers a botocore event handler on the handle's
+    client for this test."""
+    from dynamo_app.handle import get_handle
+
+    added = []
+
+    def add(event, handler):
+        events = get_handle().client.meta.events
+        events.register(event, handler)
+        added.append((events, event, handler))
+
+    yield add
+    for events, event, handler in added:
+        events.unregister(event, handler)
+
+
+@pytest.fixture
 def slept(dynamo_db, monkeypatch) -> list[float]:
     """The retries' backoff waits in this test, recorded instead of slept."""
     waits: list[float] = []

@@ -37,8 +37,8 @@ from dynamo_app.cache import DynamoCache
 from dynamo_app.handle import get_handle
 from dynamo_app.testing import count_requests
 from tests.django_suite import load
+from tests.schema_support import run
 from tests.sessions_support import registered
-from tests.test_commands_schema import run
 
 # Django's test app's models need its SQL tables: the three tests that use them are skipped.
 _models = types.ModuleType("cache.models")

@@ -12,15 +12,7 @@ from django.test import override_settings
 from dynamo_app import schema
 from dynamo_app.handle import get_handle
 from dynamo_app.testing import settings_for_tests
-from tests.test_schema import EVENT, PLAYER, S, declare, hooks, make_table, pretend_status
-
-__all__ = ["declare", "hooks"]  # fixtures shared with test_schema
-
-
-def run(*args: str) -> str:
-    out = StringIO()
-    call_command(*args, stdout=out, no_color=True)
-    return out.getvalue()
+from tests.schema_support import EVENT, PLAYER, S, make_table, pretend_status, run
 
 
 def row_of(output: str, deployed_name: str) -> str:
@@ -115,11 +107,11 @@ def test_migrate_shows_progress_then_what_it_did_and_what_it_will_not_do(declare
     assert "Nothing to apply." in run("dynamo_migrate")
 
 
-def test_migrate_prints_waiting_and_names_a_table_that_times_out(declare, hooks, monkeypatch):
+def test_migrate_prints_waiting_and_names_a_table_that_times_out(declare, hook, monkeypatch):
     monkeypatch.setattr(schema, "POLL_FIRST", 0.01)
     declare(EVENT)
-    hooks("after-call.dynamodb.CreateTable", pretend_status("CREATING", 1, "test-sch_event"))
-    hooks("after-call.dynamodb.DescribeTable", pretend_status("CREATING", 10**6, "test-sch_event"))
+    hook("after-call.dynamodb.CreateTable", pretend_status("CREATING", 1, "test-sch_event"))
+    hook("after-call.dynamodb.DescribeTable", pretend_status("CREATING", 10**6, "test-sch_event"))
     out = StringIO()
     with pytest.raises(CommandError, match="'sch_event' .deployed as 'test-sch_event'."):
         call_command("dynamo_migrate", "--timeout", "0.1", stdout=out)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,10 +23,7 @@ from django.test import override_settings
 from dynamo_app.handle import get_handle
 from dynamo_app.tables import IndexDefinition, KeyAttribute, TableDefinition, registry
 from dynamo_app.test.store import TestStore
-from tests.test_commands_schema import run
-from tests.test_schema import EVENT, PLAYER, S, declare
-
-__all__ = ["declare"]  # the fixture, shared with test_schema
+from tests.schema_support import EVENT, PLAYER, S, run
 
 SCHEMA = Path(__file__).parent / "data" / "aws-dynamodb-table.schema.json"
 
@@ -39,20 +35,6 @@ AWKWARD = TableDefinition(
     indexes=(IndexDefinition("by_tmpl", "global", KeyAttribute('${x} %{y} "q"', S)),),
     owner="tests.Awkward",
 )
-
-
-@pytest.fixture
-def declared() -> Iterator[Callable[[TableDefinition], None]]:
-    """Register definitions for one test (no server: --format sends nothing)."""
-    names: list[str] = []
-
-    def register(definition: TableDefinition) -> None:
-        registry.register(definition)
-        names.append(definition.declared_name)
-
-    yield register
-    for name in names:
-        registry.unregister(name)
 
 
 def tables_of(template: dict[str, Any]) -> dict[str, dict[str, Any]]:

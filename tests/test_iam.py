@@ -24,11 +24,7 @@ from dynamo_app.handle import get_handle
 from dynamo_app.iac import DeployedTable
 from dynamo_app.streams.consumer import Consumer
 from dynamo_app.tables import IndexDefinition, KeyAttribute, TableDefinition
-from tests.test_commands_schema import run
-from tests.test_iac import declared
-from tests.test_schema import EVENT, PLAYER, declare, make_table
-
-__all__ = ["declare", "declared"]  # fixtures
+from tests.schema_support import EVENT, PLAYER, make_table, run
 
 ARN = "arn:${AWS::Partition}:dynamodb:${AWS::Region}:${AWS::AccountId}:table/"
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import pytest
@@ -16,88 +15,24 @@ from django.test import override_settings
 from dynamo_app import schema
 from dynamo_app.exceptions import MigrationTimeout, SchemaMismatch
 from dynamo_app.handle import get_handle
-from dynamo_app.schema import ChangeKind, TableChange
+from dynamo_app.schema import ChangeKind
 from dynamo_app.tables import IndexDefinition, KeyAttribute, TableDefinition, registry
 from dynamo_app.testing import RequestCounter, count_requests, settings_for_tests
-
-S, N = "S", "N"
-PLAYER = TableDefinition(
-    "sch_player",
-    KeyAttribute("team_id", S),
-    KeyAttribute("player_id", S),
-    indexes=(
-        IndexDefinition("by_number", "global", KeyAttribute("uniform_number", N)),
-        IndexDefinition(
-            "by_name", "local", KeyAttribute("team_id", S), KeyAttribute("player_name", S)
-        ),
-    ),
-    ttl_attribute="expires_at",
-    owner="tests.Player",
+from tests.schema_support import (
+    EVENT,
+    PLAYER,
+    PLAYER_GLOBAL_INDEX_ONLY,
+    N,
+    S,
+    changes_of,
+    make_table,
+    pretend_status,
 )
-# PLAYER without its local index: tables made by hand with or without the global one.
-PLAYER_GLOBAL_INDEX_ONLY = TableDefinition(
-    "sch_player", PLAYER.partition_key, PLAYER.sort_key, indexes=PLAYER.indexes[:1]
-)
-EVENT = TableDefinition("sch_event", KeyAttribute("event_id", S), owner="tests.Event")
-
-
-@pytest.fixture
-def declare(dynamo_db: Any) -> Iterator[Callable[[TableDefinition], TableDefinition]]:
-    """Register definitions after the fixture made its tables, so they start
-    missing; unregister them afterwards so no other test sees them."""
-    declared: list[str] = []
-
-    def register(definition: TableDefinition) -> TableDefinition:
-        registry.register(definition)
-        declared.append(definition.declared_name)
-        return definition
-
-    yield register
-    for name in declared:
-        registry.unregister(name)
-
-
-def make_table(
-    name: str,
-    *keys: tuple[str, str, str],
-    indexes: dict[str, list[tuple[str, str, str]]] | None = None,
-    projection: str = "ALL",
-    **params: Any,
-) -> None:
-    """Create a table by hand: keys are (attribute, type, HASH|RANGE); ``indexes``
-    are its global indexes by name, keyed the same way, each projecting ``projection``."""
-    indexes = indexes or {}
-    attributes = {a: t for a, t, _ in keys} | {a: t for ks in indexes.values() for a, t, _ in ks}
-    if indexes:
-        params["GlobalSecondaryIndexes"] = [
-            {
-                "IndexName": index,
-                "KeySchema": key_schema(index_keys),
-                "Projection": {"ProjectionType": projection},
-            }
-            for index, index_keys in indexes.items()
-        ]
-    get_handle().client.create_table(
-        TableName=name,
-        KeySchema=key_schema(keys),
-        AttributeDefinitions=[
-            {"AttributeName": a, "AttributeType": t} for a, t in attributes.items()
-        ],
-        **({"BillingMode": "PAY_PER_REQUEST"} | params),
-    )
-
-
-def key_schema(keys: Iterable[tuple[str, str, str]]) -> list[dict[str, str]]:
-    return [{"AttributeName": a, "KeyType": role} for a, _, role in keys]
 
 
 def sent(requests: RequestCounter, operation: str) -> list[dict[str, Any]]:
     """The parameters of each ``operation`` request, as sent."""
     return [p for op, p in requests.calls if op == operation]
-
-
-def changes_of(declared_name: str) -> list[TableChange]:
-    return [c for c in schema.plan() if c.declared_name == declared_name]
 
 
 def describe(name: str) -> dict[str, Any]:
@@ -370,39 +305,11 @@ def test_verify_lists_every_problem_and_says_what_to_run(declare):
 # --- waiting --------------------------------------------------------------------------------
 
 
-def pretend_status(status: str, polls: int, table_name: str = "") -> Callable[..., None]:
-    """An after-call hook reporting ``status`` for the next ``polls`` answers
-    (about ``table_name`` only, when given)."""
-    left = {"n": polls}
-
-    def hook(parsed: dict[str, Any], **kwargs: Any) -> None:
-        table = parsed.get("Table") or parsed.get("TableDescription")
-        if table and left["n"] > 0 and table_name in ("", table["TableName"]):
-            left["n"] -= 1
-            table["TableStatus"] = status
-
-    return hook
-
-
-@pytest.fixture
-def hooks() -> Iterator[Callable[[str, Callable[..., Any]], None]]:
-    events = get_handle().client.meta.events
-    added: list[tuple[str, Callable[..., Any]]] = []
-
-    def add(event: str, handler: Callable[..., Any]) -> None:
-        events.register(event, handler)
-        added.append((event, handler))
-
-    yield add
-    for event, handler in added:
-        events.unregister(event, handler)
-
-
-def test_migrate_waits_for_active_and_reports_progress(declare, hooks, monkeypatch):
+def test_migrate_waits_for_active_and_reports_progress(declare, hook, monkeypatch):
     monkeypatch.setattr(schema, "POLL_FIRST", 0.01)
     declare(EVENT)
-    hooks("after-call.dynamodb.CreateTable", pretend_status("CREATING", 1, "test-sch_event"))
-    hooks("after-call.dynamodb.DescribeTable", pretend_status("CREATING", 1, "test-sch_event"))
+    hook("after-call.dynamodb.CreateTable", pretend_status("CREATING", 1, "test-sch_event"))
+    hook("after-call.dynamodb.DescribeTable", pretend_status("CREATING", 1, "test-sch_event"))
     seen: list[str] = []
 
     with count_requests() as requests:
@@ -417,12 +324,12 @@ def test_migrate_waits_for_active_and_reports_progress(declare, hooks, monkeypat
     assert seen[-1] == "created, ACTIVE"
 
 
-def test_migrate_timeout_names_the_table(declare, hooks, monkeypatch):
+def test_migrate_timeout_names_the_table(declare, hook, monkeypatch):
     monkeypatch.setattr(schema, "POLL_FIRST", 0.01)
     declare(EVENT)
     declare(PLAYER)
-    hooks("after-call.dynamodb.CreateTable", pretend_status("CREATING", 1, "test-sch_event"))
-    hooks("after-call.dynamodb.DescribeTable", pretend_status("CREATING", 10**6, "test-sch_event"))
+    hook("after-call.dynamodb.CreateTable", pretend_status("CREATING", 1, "test-sch_event"))
+    hook("after-call.dynamodb.DescribeTable", pretend_status("CREATING", 10**6, "test-sch_event"))
 
     with pytest.raises(MigrationTimeout) as error:
         schema.migrate(timeout=0.2)
@@ -433,7 +340,7 @@ def test_migrate_timeout_names_the_table(declare, hooks, monkeypatch):
     assert "sch_player" not in message  # created in parallel, not stuck behind sch_event
 
 
-def test_ttl_already_enabled_is_not_an_error(declare, hooks):
+def test_ttl_already_enabled_is_not_an_error(declare, hook):
     declare(PLAYER)
 
     def already(**kwargs: Any) -> None:
@@ -442,14 +349,14 @@ def test_ttl_already_enabled_is_not_an_error(declare, hooks):
             "UpdateTimeToLive",
         )
 
-    hooks("before-call.dynamodb.UpdateTimeToLive", already)
+    hook("before-call.dynamodb.UpdateTimeToLive", already)
     assert [c.declared_name for c in schema.migrate().applied] == ["sch_player"]
 
 
 # --- concurrency ---------------------------------------------------------------------------
 
 
-def test_verify_of_50_tables_overlaps_the_round_trips(dynamo_db, hooks, caplog):
+def test_verify_of_50_tables_overlaps_the_round_trips(dynamo_db, hook, caplog):
     """verify() describes tables concurrently: DescribeTable calls are in flight
     together. (How much faster that is, is measured by the benchmarks, not here.)"""
     definitions = [
@@ -472,7 +379,7 @@ def test_verify_of_50_tables_overlaps_the_round_trips(dynamo_db, hooks, caplog):
 
     try:
         schema.migrate()
-        hooks("before-send.dynamodb.DescribeTable", slow_send)
+        hook("before-send.dynamodb.DescribeTable", slow_send)
         with count_requests() as counter, caplog.at_level(logging.WARNING):
             schema.verify()
     finally:

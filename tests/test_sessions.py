@@ -548,22 +548,7 @@ def test_item_too_large_is_refused_before_any_request(session: SessionStore) -> 
 # --- errors are raised, never a silent logout ------------------------------------------------
 
 
-Hook = Callable[[str, Callable[..., Any]], None]
-
-
-@pytest.fixture
-def hook() -> Iterator[Hook]:
-    """Register botocore event handlers on the handle's client for one test."""
-    added: list[tuple[Any, str, Callable[..., Any]]] = []
-
-    def add(event: str, handler: Callable[..., Any]) -> None:
-        events = get_handle().client.meta.events
-        events.register(event, handler)
-        added.append((events, event, handler))
-
-    yield add
-    for events, event, handler in added:
-        events.unregister(event, handler)
+Hook = Callable[[str, Callable[..., Any]], None]  # the hook fixture (tests/conftest.py)
 
 
 def inject(hook: Hook, operation: str, code: str, times: int | None = None) -> Callable[[], int]:

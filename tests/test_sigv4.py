@@ -16,9 +16,7 @@ from django.test import override_settings
 from dynamo_app import iam, sigv4
 from dynamo_app.handle import get_handle
 from tests import test_iam
-from tests.test_iam import IamReading, declare
-
-__all__ = ["declare"]  # a fixture
+from tests.test_iam import IamReading
 
 SUITE_KEY = Credentials("AKIDEXAMPLE", "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY")
 SCOPE = "AKIDEXAMPLE/20150830/us-east-1/service/aws4_request"

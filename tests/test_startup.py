@@ -18,9 +18,7 @@ from dynamo_app.exceptions import SchemaMismatch
 from dynamo_app.handle import get_handle
 from dynamo_app.tables import registry
 from dynamo_app.testing import RequestCounter, count_requests, settings_for_tests
-from tests.test_schema import EVENT, S, declare, make_table
-
-__all__ = ["declare"]  # the fixture shared with test_schema
+from tests.schema_support import EVENT, S, make_table
 
 Start = Callable[..., RequestCounter]
 
@@ -77,9 +75,7 @@ def test_auto_migrate_with_debug_creates_then_verifies(declare, start):
     assert get_handle().client.describe_table(TableName="test-sch_event")["Table"]
 
 
-def test_auto_migrate_says_what_it_did_and_only_info_for_a_left_over_table(
-    declare, start, caplog
-):
+def test_auto_migrate_says_what_it_did_and_only_info_for_a_left_over_table(declare, start, caplog):
     declare(EVENT)
     make_table("test-sch_gone", ("id", S, "HASH"))  # a model removed under AUTO_MIGRATE
     with caplog.at_level(logging.INFO, logger="dynamo_app"):

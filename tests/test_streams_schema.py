@@ -12,10 +12,7 @@ from dynamo_app.handle import get_handle
 from dynamo_app.schema import ChangeKind
 from dynamo_app.tables import KeyAttribute, TableDefinition
 from dynamo_app.testing import count_requests
-from tests import test_schema
-from tests.test_schema import changes_of, make_table
-
-declare = test_schema.declare  # the fixture: tables declared after the run's were made
+from tests.schema_support import changes_of, make_table
 
 FEED = TableDefinition(
     "sch_feed", KeyAttribute("feed_id", "S"), stream="NEW_AND_OLD_IMAGES", owner="tests.Feed"
