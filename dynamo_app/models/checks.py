@@ -13,12 +13,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from django.db import models as orm
+
 from ..tables import index_name_problem
 from ..unique import Unique
+from . import fields as fields_module
 from . import templates
 from .declared import DeclaredQuery
 from .fields import DateTimeField, Field, VersionField
-from .habits import META_HINTS, field_for, orm_fields
+from .habits import META_HINTS, orm_fields
 from .manager import Manager
 from .options import META_OPTIONS, STREAM_VIEW_TYPES, Options, Problem, _Index
 
@@ -572,3 +575,15 @@ def _kind(value: Any) -> str:
     if callable(value) or isinstance(value, (classmethod, staticmethod)):
         return "a method"
     return "an attribute"
+
+
+def field_for(orm_field: orm.Field[Any, Any]) -> str:
+    """The ``dynamo_app.models`` field class that stores what ``orm_field`` would."""
+    kind = type(orm_field).__name__
+    if isinstance(orm_field, orm.CharField | orm.TextField):
+        kind = "StringField"
+    elif isinstance(orm_field, orm.IntegerField):
+        kind = "IntegerField"
+    elif not isinstance(getattr(fields_module, kind, None), type):
+        return "a field of dynamo_app.models (StringField, IntegerField, DateTimeField, ...)"
+    return f"dynamo_app.models.{kind}"

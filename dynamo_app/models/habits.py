@@ -148,17 +148,3 @@ def orm_fields(model: type) -> list[tuple[str, orm.Field[Any, Any]]]:
     """The ``django.db.models`` fields declared on a DynamoDB model class: never
     stored, so refused when the class is created."""
     return [(name, value) for name, value in vars(model).items() if isinstance(value, orm.Field)]
-
-
-def field_for(orm_field: orm.Field[Any, Any]) -> str:
-    """The ``dynamo_app.models`` field class that stores what ``orm_field`` would."""
-    from . import fields
-
-    kind = type(orm_field).__name__
-    if isinstance(orm_field, orm.CharField | orm.TextField):
-        kind = "StringField"
-    elif isinstance(orm_field, orm.IntegerField):
-        kind = "IntegerField"
-    elif not isinstance(getattr(fields, kind, None), type):
-        return "a field of dynamo_app.models (StringField, IntegerField, DateTimeField, ...)"
-    return f"dynamo_app.models.{kind}"
