@@ -155,8 +155,13 @@ class Model(metaclass=ModelBase):
     """Base class of every DynamoDB model. See docs/reference/models.md."""
 
     _meta: ClassVar[Options]
-    if TYPE_CHECKING:  # each model's own, bound by ModelBase (_bind_managers)
+    # Each model's own manager, bound by ModelBase (_bind_managers). To a type checker,
+    # unannotated, so that a model's own ``objects = TeamManager()`` keeps its type; at
+    # run time, annotated, as every model's attribute (checks.attribute_clash reads it).
+    if TYPE_CHECKING:
         objects = ModelManager()
+    else:
+        objects: ClassVar[Manager[Any]]
     DoesNotExist: ClassVar[type[exceptions.DoesNotExist]]
     # In each instance's __dict__ beside the field values (see state.py).
     _state: ItemState
