@@ -97,11 +97,11 @@ def _inherited_meta(meta: type | None) -> type | None:
 
 def _inherited(
     cls: type[Model], meta: type | None
-) -> tuple[dict[str, Field], dict[str, DeclaredQuery], type | None]:
+) -> tuple[dict[str, Field], dict[str, DeclaredQuery[Any]], type | None]:
     """Copies of the parents' fields and declared queries (the nearest parent's
     win), and the Meta of an abstract parent when the class declares none."""
     fields: dict[str, Field] = {}
-    queries: dict[str, DeclaredQuery] = {}
+    queries: dict[str, DeclaredQuery[Any]] = {}
     for parent in reversed(cls.__mro__[1:]):
         parent_meta = getattr(parent, "_meta", None)
         if isinstance(parent, ModelBase) and parent_meta is not None:
@@ -113,7 +113,7 @@ def _inherited(
 
 
 def _contribute(
-    cls: type[Model], fields: dict[str, Field], queries: dict[str, DeclaredQuery]
+    cls: type[Model], fields: dict[str, Field], queries: dict[str, DeclaredQuery[Any]]
 ) -> None:
     """Each field and declared query bound to the class under its name (as Django's
     ``contribute_to_class``), with ``get_<field>_display()`` for a field with choices."""

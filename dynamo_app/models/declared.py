@@ -29,8 +29,9 @@ from __future__ import annotations
 import copy
 import functools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, Literal, Self, TypedDict, TypeVar, Unpack, overload
 
 from ..exceptions import ModelDefinitionError
 from .keyrules import KeyProblem, Term, filter_problems, key_problems
@@ -39,6 +40,10 @@ from .options import Problem
 if TYPE_CHECKING:
     from .base import Model
     from .query import Page, QuerySet
+
+M = TypeVar("M", bound="Model")
+# What a call returns, to a type checker: Literal["all"] (a QuerySet) or Literal["page"].
+Returns = TypeVar("Returns")
 
 _PATH = r"(?P<path>[A-Za-z_][\w.\[\]]*)"
 _PARAM = r"\{(?P<p1>[A-Za-z_]\w*)\}"
@@ -106,7 +111,19 @@ def _parse_text(text: str) -> tuple[tuple[Clause, ...], tuple[str, ...]]:
     return tuple(clauses), tuple(not_understood)
 
 
-class DeclaredQuery:
+class QueryOptions(TypedDict, total=False):
+    """``DeclaredQuery``'s options but ``returns``, for its typed signatures."""
+
+    where: str | None
+    index: str | None
+    order: str
+    page_size: int
+    params: dict[str, type] | None
+    consistent: bool
+    doc: str
+
+
+class DeclaredQuery(Generic[Returns]):
     """A named query on a model; see the module docstring.
 
     ``key``: the key condition. ``where``: an optional filter, applied after
@@ -116,6 +133,22 @@ class DeclaredQuery:
     ``params``: parameter types, checked against how the fields store them.
     """
 
+    @overload
+    def __init__(
+        self: DeclaredQuery[Literal["all"]],
+        key: str,
+        *,
+        returns: Literal["all"] = "all",
+        **options: Unpack[QueryOptions],
+    ) -> None: ...
+    @overload
+    def __init__(
+        self: DeclaredQuery[Literal["page"]],
+        key: str,
+        *,
+        returns: Literal["page"],
+        **options: Unpack[QueryOptions],
+    ) -> None: ...
     def __init__(
         self,
         key: str,
@@ -149,7 +182,7 @@ class DeclaredQuery:
         owner = self.model.__name__ if self.model is not None else "?"
         return f"<DeclaredQuery {owner}.{self.name}: {self.key}>"
 
-    def clone(self) -> DeclaredQuery:
+    def clone(self) -> Self:
         clone = copy.copy(self)
         clone.model = None
         return clone
@@ -300,7 +333,15 @@ class DeclaredQuery:
 
     # --- calling
 
-    def __get__(self, instance: Any, owner: type[Model]) -> Any:
+    @overload
+    def __get__(
+        self: DeclaredQuery[Literal["all"]], instance: object, owner: type[M]
+    ) -> Callable[..., QuerySet[M]]: ...
+    @overload
+    def __get__(
+        self: DeclaredQuery[Literal["page"]], instance: object, owner: type[M]
+    ) -> Callable[..., Page[M]]: ...
+    def __get__(self, instance: object, owner: type[Model]) -> Callable[..., Any]:
         def run(**kwargs: Any) -> QuerySet[Any] | Page[Any]:
             return self.run(**kwargs)
 

@@ -232,7 +232,7 @@ class Options:
         model: type[Model],
         meta: type | None,
         fields: list[Field],
-        declared_queries: dict[str, DeclaredQuery],
+        declared_queries: dict[str, DeclaredQuery[Any]],
     ) -> None:
         self.model = model
         self.object_name = model.__name__

@@ -49,6 +49,9 @@ class Player(models.Model):
     keys = models.BinarySetField()
     version = models.VersionField()
 
+    roster = models.DeclaredQuery("team_id = {team}")
+    roster_page = models.DeclaredQuery("team_id = {team}", returns="page", order="desc")
+
 
 class Ticket(models.Model):
     number = models.SequenceField(partition_key=True)
@@ -118,6 +121,8 @@ def reads(player: Player) -> None:
     assert_type([p for p in query.page()], list[Player])
     assert_type(query.cursor_after(player), str)
 
+    assert_type(Player.roster(team="t"), models.QuerySet[Player])
+    assert_type(Player.roster_page(team="t", size=10).items, list[Player])
     assert_type([p for p in Player.objects.partiql("SELECT * FROM {table}")], list[Player])
     page = Roster.collection("team", Player, Ticket).page(team_id="t")
     assert_type(page.of(Player), list[Player])
@@ -241,3 +246,4 @@ def refused(player: Player) -> None:
     Player.objects.get(team_id="t").goals.upper()  # type: ignore[attr-defined]  # pyright: ignore[reportAttributeAccessIssue, reportUnknownMemberType]
     _ = player.objects  # type: ignore[arg-type]  # pyright: ignore[reportAttributeAccessIssue, reportUnknownMemberType, reportUnknownVariableType]
     models.StringField(nul=True)  # type: ignore[call-overload]  # pyright: ignore[reportCallIssue]
+    models.DeclaredQuery("team_id = {t}", returns="one")  # type: ignore[call-overload]  # pyright: ignore[reportCallIssue, reportArgumentType]
