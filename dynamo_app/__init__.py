@@ -8,7 +8,12 @@ does not import boto3.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # what __getattr__ gives, typed
+    from .models.writes import ModelTransaction as Transaction
+    from .models.writes import transaction
+    from .transactions import read as read_atomic
 
 __all__ = ["Transaction", "read_atomic", "transaction"]
 __version__ = "0.1.0"

@@ -258,7 +258,7 @@ class TransactionBlock(Generic[T]):
 def read(requests: Iterable[tuple[type[M], Any]], *, consistent: bool = True) -> list[M | None]:
     """Several items read atomically (one TransactGetItems), in the order asked;
     ``None`` for a missing item. Each request is ``(Model, key)``; reading several
-    models, each entry is typed as any of them (``isinstance`` tells them apart)."""
+    models, ``isinstance`` tells the entries apart (to a type checker too)."""
     requests = list(requests)
     if len(requests) > MAX_GET_ITEMS:
         raise TransactionLimitExceeded(

@@ -21,7 +21,7 @@ from __future__ import annotations
 import builtins
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from django.utils.translation import ngettext
 
@@ -43,6 +43,8 @@ if TYPE_CHECKING:
 
     from .base import Model
     from .options import Options
+
+M = TypeVar("M", bound="Model")
 
 
 def _table(obj: Model) -> str:
@@ -757,13 +759,13 @@ class ModelTransaction(Transaction):
         super().__init__(idempotency_key=idempotency_key)
         self.after_commit: list[tuple[Signal, Model, dict[str, Any]]] = []
 
-    def create(self, obj: Model) -> Model:
+    def create(self, obj: M) -> M:
         signals.pre_save.send(type(obj), instance=obj, update_fields=None)
         self.extend(create_actions(obj))
         self.after_commit.append((signals.post_save, obj, {"created": True, "update_fields": None}))
         return obj
 
-    def save(self, obj: Model, *, condition: Condition | None = None) -> Model:
+    def save(self, obj: M, *, condition: Condition | None = None) -> M:
         created = obj._state.stored is None
         signals.pre_save.send(type(obj), instance=obj, update_fields=None)
         self.extend(save_actions(obj, condition))
@@ -772,7 +774,7 @@ class ModelTransaction(Transaction):
         )
         return obj
 
-    def update(self, obj: Model, *, condition: Condition | None = None, **actions: Any) -> Model:
+    def update(self, obj: M, *, condition: Condition | None = None, **actions: Any) -> M:
         kinds = ("set", "add", "remove", "append", "discard")
         paths = [path for kind in kinds for path in actions.get(kind) or ()]
         names = frozenset(obj._meta.field_for_path(path)[0].name for path in paths)

@@ -13,6 +13,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any, ClassVar, Literal, TypeVar, Unpack, assert_type, overload
 
+import dynamo_app
 from dynamo_app import models, transactions
 from dynamo_app.models import FieldOptions
 from dynamo_app.partiql import Result
@@ -129,6 +130,11 @@ def reads(player: Player) -> None:
     assert_type(page.items, list[models.Model])
 
     assert_type(transactions.read([(Player, ("t", "p"))]), list[Player | None])
+    assert_type(dynamo_app.read_atomic([(Player, ("t", "p"))]), list[Player | None])
+    with dynamo_app.transaction() as tx:
+        assert_type(tx, dynamo_app.Transaction)
+        assert_type(tx.create(Ticket(number=1)), Ticket)
+        assert_type(tx.save(player), Player)
     for entry in transactions.read([(Player, ("t", "p")), (Ticket, 1)]):
         if isinstance(entry, Ticket):
             assert_type(entry.number, int)
