@@ -33,6 +33,7 @@ from typing import (
     Self,
     TypedDict,
     Unpack,
+    cast,
     overload,
 )
 
@@ -42,6 +43,7 @@ from django.db.models import Field as DjangoField
 from django.utils import timezone
 from django.utils.choices import flatten_choices, normalize_choices
 from django.utils.encoding import force_str
+from django.utils.functional import Promise
 from django.utils.hashable import make_hashable
 from django.utils.text import capfirst
 
@@ -104,8 +106,8 @@ class FieldOptions(TypedDict, total=False):
     choices: Any
     validators: Iterable[Callable[[Any], None]]
     blank: bool
-    verbose_name: str | None
-    help_text: str
+    verbose_name: str | Promise | None  # a lazy translation (gettext_lazy) too
+    help_text: str | Promise
     editable: bool
 
 
@@ -144,8 +146,8 @@ class Field(Generic[_T]):
         choices: Any = None,
         validators: Iterable[Callable[[Any], None]] = (),
         blank: bool = False,
-        verbose_name: str | None = None,
-        help_text: str = "",
+        verbose_name: str | Promise | None = None,
+        help_text: str | Promise = "",
         editable: bool = True,
         **unsupported: Never,
     ) -> None:
@@ -164,8 +166,9 @@ class Field(Generic[_T]):
         self.choices: Any = normalize_choices(choices) if choices is not None else None
         self.validators = list(validators) if _iterable(validators) else validators
         self.blank = blank
-        self._verbose_name = verbose_name
-        self.help_text = help_text
+        # A lazy translation is a str wherever it is shown (Django's own fields keep them).
+        self._verbose_name = cast("str | None", verbose_name)
+        self.help_text = cast(str, help_text)
         self.editable = editable
         self.name = ""
         self.model: Any = None

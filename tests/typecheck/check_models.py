@@ -13,6 +13,8 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any, ClassVar, Literal, TypeVar, Unpack, assert_type, overload
 
+from django.utils.translation import gettext_lazy
+
 import dynamo_app
 from dynamo_app import models, transactions
 from dynamo_app.models import FieldOptions
@@ -26,7 +28,7 @@ class Roster(models.Table):
 class Player(models.Model):
     team_id = models.StringField(partition_key=True)
     player_id = models.StringField(sort_key=True, default=models.new_uuid)
-    player_name = models.StringField(max_length=60)
+    player_name = models.StringField(max_length=60, verbose_name=gettext_lazy("name"))
     nickname = models.StringField(null=True)
     uniform_number = models.IntegerField()
     goals = models.IntegerField(default=0)
