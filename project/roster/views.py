@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import copy
-from typing import Any
+from typing import TypeVar
 
 from django.contrib import messages
 from django.contrib.auth import login
@@ -16,6 +16,7 @@ from django.views.decorators.http import require_POST
 
 import dynamo_app
 from dynamo_app.exceptions import AlreadyApplied, InvalidCursor, StaleObjectError
+from dynamo_app.models import Model, Page, QuerySet
 
 from . import sample
 from .forms import AddPlayerForm, PlayerForm, TeamForm
@@ -57,7 +58,10 @@ def remember_team(request: HttpRequest, team: Team) -> None:
         request.session["recent_teams"] = [entry, *others][:RECENT_TEAMS]
 
 
-def cursor_page(request: HttpRequest, queryset: Any) -> Any:
+M = TypeVar("M", bound=Model)
+
+
+def cursor_page(request: HttpRequest, queryset: QuerySet[M]) -> Page[M]:
     """One page of ``queryset`` from the ``?cursor=`` in the URL (keyset, never offsets)."""
     return queryset.page(size=PAGE_SIZE, cursor=request.GET.get("cursor") or None)
 
