@@ -65,7 +65,7 @@ else:
         return typing.TypeVar(name)
 
 
-# What reading a field from an instance gives (see "Typed models" in the docs).
+# What reading a field from an instance gives (docs/howto/typed-models.md).
 # Each default is the type of an annotation without arguments: ``StringField`` is
 # ``StringField[str]``, and a subclass of it reads as ``str``.
 _T = TypeVar("_T", default=Any)
@@ -123,6 +123,9 @@ class Field(Generic[_T]):
     and ``dynamo_app.forms`` read them; ``save()`` does not): ``choices``,
     ``validators``, ``blank`` (an empty value passes validation), ``verbose_name``,
     ``help_text``, ``editable`` (False: left out of forms).
+
+    To a type checker, ``Field[T]`` reads as ``T`` from an instance and as the
+    field from the class: a subclass of ``Field[Point]`` reads as ``Point``.
     """
 
     wire_type: ClassVar[str] = ""
