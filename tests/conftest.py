@@ -46,9 +46,15 @@ def app_operations(handle_calls):
 
 @pytest.fixture
 def declared():
-    """``declared(definition)`` registers a table definition for this test only."""
+    """``declared(definition)`` registers a table definition for this test only; the
+    tables of models the test declares (classes local to it) are unregistered after
+    it too. (The model classes stay in dynamo_app's model registry: a local model
+    with ``Meta.stream`` must keep its table, for the stream consumer.)"""
+    from dynamo_app.models.registry import registered_models
     from dynamo_app.tables import registry
 
+    before = {d.declared_name: d for d in registry.definitions()}
+    models_before = set(registered_models())
     names = []
 
     def register(definition):
@@ -57,8 +63,12 @@ def declared():
         return definition
 
     yield register
+    local = [m for m in registered_models() if m not in models_before]
+    names += [m._meta.table_name for m in local if "<locals>" in m.__qualname__]
     for name in names:
         registry.unregister(name)
+        if name in before:
+            registry.register(before[name])
 
 
 @pytest.fixture

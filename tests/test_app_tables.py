@@ -69,6 +69,7 @@ def test_a_model_declared_wrongly_registers_no_app_table():
         assert IDEMPOTENCY.declared_name not in registry
 
 
+@pytest.mark.usefixtures("declared")
 def test_a_concrete_model_registers_what_it_needs_when_declared():
     with withdrawn(LOCKS, IDEMPOTENCY):
 
@@ -78,12 +79,10 @@ def test_a_concrete_model_registers_what_it_needs_when_declared():
             class Meta:
                 table_name = "app_tables_plain"
 
-        try:
-            assert IDEMPOTENCY.declared_name in registry and LOCKS.declared_name not in registry
-        finally:
-            registry.unregister("app_tables_plain")
+        assert IDEMPOTENCY.declared_name in registry and LOCKS.declared_name not in registry
 
 
+@pytest.mark.usefixtures("declared")
 def test_every_app_table_is_declared_when_its_feature_is_usable_without_an_import():
     """dynamo_backfill runs on any model, so its checkpoint table is declared with the
     first model (an IaC-only account gets it from dynamo_plan before the first backfill);
@@ -105,7 +104,4 @@ def test_every_app_table_is_declared_when_its_feature_is_usable_without_an_impor
             class Meta:
                 table_name = "app_tables_filled"
 
-        try:
-            assert CHECKPOINTS.declared_name in registry
-        finally:
-            registry.unregister("app_tables_filled")
+        assert CHECKPOINTS.declared_name in registry

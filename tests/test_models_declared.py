@@ -171,6 +171,7 @@ def test_the_system_check_judges_the_live_meta_with_the_class_creation_rules(mon
     assert errors[0].hint == "DynamoDB's TTL reads a number of seconds since 1970."
 
 
+@pytest.mark.usefixtures("declared")
 def test_the_system_check_changes_nothing():
     """Checking builds nothing: no table is declared, no model or field is touched."""
     from dynamo_app.app_tables import LOCKS
@@ -281,6 +282,7 @@ def test_mutable_default_is_refused():
         models.ListField(of=models.IntegerField, default=[])
 
 
+@pytest.mark.usefixtures("declared")
 def test_abstract_models_share_fields_and_register_nothing():
     class Stamped(models.Model):
         owner = models.StringField(partition_key=True)
@@ -295,17 +297,12 @@ def test_abstract_models_share_fields_and_register_nothing():
     class StampedThing(Stamped):
         seq = models.IntegerField(sort_key=True)
 
-    try:
-        definition = registry.get("stamped_thing")
-        assert [f.name for f in StampedThing._meta.fields] == ["owner", "note", "seq"]
-        assert definition.key_names() == ("owner", "seq")
-        assert [i.name for i in definition.indexes] == ["by_note"]
-        assert (
-            StampedThing._meta.fields_by_name["owner"] is not Stamped._meta.fields_by_name["owner"]
-        )
-        assert issubclass(StampedThing.DoesNotExist, models.DoesNotExist)
-    finally:
-        registry.unregister("stamped_thing")
+    definition = registry.get("stamped_thing")
+    assert [f.name for f in StampedThing._meta.fields] == ["owner", "note", "seq"]
+    assert definition.key_names() == ("owner", "seq")
+    assert [i.name for i in definition.indexes] == ["by_note"]
+    assert StampedThing._meta.fields_by_name["owner"] is not Stamped._meta.fields_by_name["owner"]
+    assert issubclass(StampedThing.DoesNotExist, models.DoesNotExist)
 
 
 def test_table_definition_of_a_model():

@@ -228,6 +228,7 @@ def test_invalid_values_name_model_and_field_before_any_request(
     assert dynamo_requests.total == 0
 
 
+@pytest.mark.usefixtures("declared")
 def test_not_null_field_without_value_is_rejected():
     class Strict(models.Model):
         id = models.StringField(partition_key=True)
@@ -239,9 +240,6 @@ def test_not_null_field_without_value_is_rejected():
     class StrictTable(Strict):
         pass
 
-    from dynamo_app.tables import registry
-
-    registry.unregister(StrictTable._meta.table_name)
     with pytest.raises(ValidationError, match="required.*not null=True"):
         StrictTable._meta.encode(StrictTable(id="a"))
 
@@ -280,10 +278,10 @@ def test_codec_keeps_encode_decode_symmetric_without_requests():
     assert back == obj and back.tags == {"a"} and back.data == {"x": [1]}
 
 
+@pytest.mark.usefixtures("declared")
 def test_a_key_limit_belongs_to_the_model_not_to_an_inherited_field():
     """A parent's global-index partition key (2048 bytes) is the child's index sort key
     (1024): the limit is read from each model's own declaration."""
-    from dynamo_app.tables import registry
 
     class LimitParent(models.Model):
         id = models.StringField(partition_key=True)
@@ -298,8 +296,6 @@ def test_a_key_limit_belongs_to_the_model_not_to_an_inherited_field():
             table_name = "limit_child"
             indexes = [models.GlobalIndex("by_id_ref", partition_key="id", sort_key="ref")]
 
-    registry.unregister("limit_parent")
-    registry.unregister("limit_child")
     assert LimitParent._meta.encode(LimitParent(id="a", ref="x" * 1500))["ref"]
     with pytest.raises(ValidationError, match="key value of 1 to 1024 bytes"):
         LimitChild._meta.encode(LimitChild(id="a", ref="x" * 1500))

@@ -282,6 +282,7 @@ def test_from_latest_skips_what_was_written_before(got):
     assert events(got) == [("INSERT", None, 2)]
 
 
+@pytest.mark.usefixtures("declared")
 def test_a_model_without_a_stream_cannot_have_receivers():
     class Plain(models.Model):
         plain_id = models.StringField(partition_key=True)
@@ -289,13 +290,11 @@ def test_a_model_without_a_stream_cannot_have_receivers():
         class Meta:
             table_name = "st_plain"
 
-    try:
-        with pytest.raises(ModelDefinitionError, match="declares no Meta.stream"):
-            receiver(Plain)(lambda record: None)
-    finally:
-        registry.unregister("st_plain")
+    with pytest.raises(ModelDefinitionError, match="declares no Meta.stream"):
+        receiver(Plain)(lambda record: None)
 
 
+@pytest.mark.usefixtures("declared")
 def test_only_a_streamed_model_declares_the_checkpoint_table():
     class Unstreamed(models.Model):
         unstreamed_id = models.StringField(partition_key=True)
@@ -303,7 +302,6 @@ def test_only_a_streamed_model_declares_the_checkpoint_table():
         class Meta:
             table_name = "st_unstreamed"
 
-    registry.unregister("st_unstreamed")
     assert app_tables.STREAM_CHECKPOINTS in app_tables.needed(Sensor._meta)
     assert app_tables.STREAM_CHECKPOINTS not in app_tables.needed(Unstreamed._meta)
     assert app_tables.STREAM_CHECKPOINTS.declared_name in registry

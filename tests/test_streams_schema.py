@@ -37,6 +37,7 @@ def test_meta_stream_is_the_tables_stream_view_type():
     assert request["StreamSpecification"] == {"StreamEnabled": True, "StreamViewType": "NEW_IMAGE"}
 
 
+@pytest.mark.usefixtures("declared")
 def test_a_model_without_meta_stream_has_none():
     class Quiet(models.Model):
         quiet_id = models.StringField(partition_key=True)
