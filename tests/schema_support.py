@@ -67,6 +67,11 @@ def make_table(
     )
 
 
+def make_player_table(**params: Any) -> None:
+    """PLAYER's table by hand, with its keys only (and ``make_table``'s ``params``)."""
+    make_table("test-sch_player", ("team_id", S, "HASH"), ("player_id", S, "RANGE"), **params)
+
+
 def key_schema(keys: Iterable[tuple[str, str, str]]) -> list[dict[str, str]]:
     return [{"AttributeName": a, "KeyType": role} for a, _, role in keys]
 

@@ -25,6 +25,7 @@ from tests.schema_support import (
     N,
     S,
     changes_of,
+    make_player_table,
     make_table,
     pretend_status,
 )
@@ -144,7 +145,7 @@ def test_missing_global_index_is_added_one_per_update_table(declare):
             owner="tests.Player",
         )
     )
-    make_table("test-sch_player", ("team_id", S, "HASH"), ("player_id", S, "RANGE"))
+    make_player_table()
     changes = changes_of("sch_player")
     assert [(c.kind, c.index_name) for c in changes] == [
         (ChangeKind.ADD_INDEX, "by_number"),
@@ -169,10 +170,7 @@ def test_missing_global_index_is_added_one_per_update_table(declare):
 
 def test_index_added_to_a_provisioned_table_gets_the_tables_capacity(declare):
     declare(PLAYER_GLOBAL_INDEX_ONLY)
-    make_table(
-        "test-sch_player",
-        ("team_id", S, "HASH"),
-        ("player_id", S, "RANGE"),
+    make_player_table(
         BillingMode="PROVISIONED",
         ProvisionedThroughput={"ReadCapacityUnits": 3, "WriteCapacityUnits": 2},
     )
@@ -185,12 +183,7 @@ def test_index_added_to_a_provisioned_table_gets_the_tables_capacity(declare):
 
 def test_missing_local_index_is_reported_not_executed(declare):
     declare(PLAYER)
-    make_table(
-        "test-sch_player",
-        ("team_id", S, "HASH"),
-        ("player_id", S, "RANGE"),
-        indexes={"by_number": [("uniform_number", N, "HASH")]},
-    )
+    make_player_table(indexes={"by_number": [("uniform_number", N, "HASH")]})
     [change] = changes_of("sch_player")
     assert change.kind is ChangeKind.MISSING_LOCAL_INDEX and not change.executable
     assert "local index by_name: team_id (S), player_name (S)" in change.detail
@@ -210,13 +203,7 @@ def test_missing_local_index_is_reported_not_executed(declare):
 )
 def test_index_mismatch_names_both_shapes(declare, index_keys, projection, observed):
     declare(PLAYER_GLOBAL_INDEX_ONLY)
-    make_table(
-        "test-sch_player",
-        ("team_id", S, "HASH"),
-        ("player_id", S, "RANGE"),
-        indexes={"by_number": index_keys},
-        projection=projection,
-    )
+    make_player_table(indexes={"by_number": index_keys}, projection=projection)
     [change] = changes_of("sch_player")
     assert change.kind is ChangeKind.INDEX_MISMATCH and change.index_name == "by_number"
     assert change.desired == "global index by_number: uniform_number (N), projection ALL"
