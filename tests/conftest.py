@@ -48,8 +48,9 @@ def app_operations(handle_calls):
 def declared():
     """``declared(definition)`` registers a table definition for this test only; the
     tables of models the test declares (classes local to it) are unregistered after
-    it too. (The model classes stay in dynamo_app's model registry: a local model
-    with ``Meta.stream`` must keep its table, for the stream consumer.)"""
+    it too. Not those with ``Meta.unique`` or ``Meta.stream``: the model classes stay
+    in dynamo_app's model registry, where the integrity check and the stream
+    consumer of later tests read their tables."""
     from dynamo_app.models.registry import registered_models
     from dynamo_app.tables import registry
 
@@ -64,7 +65,11 @@ def declared():
 
     yield register
     local = [m for m in registered_models() if m not in models_before]
-    names += [m._meta.table_name for m in local if "<locals>" in m.__qualname__]
+    names += [
+        m._meta.table_name
+        for m in local
+        if "<locals>" in m.__qualname__ and not (m._meta.unique or m._meta.stream)
+    ]
     for name in names:
         registry.unregister(name)
         if name in before:

@@ -171,7 +171,6 @@ def test_the_system_check_judges_the_live_meta_with_the_class_creation_rules(mon
     assert errors[0].hint == "DynamoDB's TTL reads a number of seconds since 1970."
 
 
-@pytest.mark.usefixtures("declared")
 def test_the_system_check_changes_nothing():
     """Checking builds nothing: no table is declared, no model or field is touched."""
     from dynamo_app.app_tables import LOCKS
