@@ -101,6 +101,15 @@ def hook():
 
 
 @pytest.fixture
+def session_db(request, dynamo_server):
+    """Fresh tables, the session table among them (tests/sessions_support.py)."""
+    from tests.sessions_support import session_tables
+
+    with session_tables(request) as handle:
+        yield handle
+
+
+@pytest.fixture
 def slept(dynamo_db, monkeypatch) -> list[float]:
     """The retries' backoff waits in this test, recorded instead of slept."""
     waits: list[float] = []

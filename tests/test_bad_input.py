@@ -28,7 +28,7 @@ from dynamo_app.models import Attr
 from dynamo_app.sessions import SessionStore
 from dynamo_app.tables import TableResolver
 from dynamo_app.testing import count_requests
-from tests.sessions_support import session_tables, stored_item
+from tests.sessions_support import stored_item
 from tests.test_models_fields import Everything
 from tests.test_properties import PROPERTIES
 from tests.test_unique import Player
@@ -179,14 +179,13 @@ def test_an_oversize_item_in_a_batch_stops_the_whole_batch_before_sending(dynamo
     assert requests.total == 0
 
 
-def test_an_oversize_session_is_refused_and_nothing_is_stored(request, dynamo_server):
-    with session_tables(request):
-        store = SessionStore()
-        store["blob"] = base64.b64encode(os.urandom(420_000)).decode()  # does not compress
-        with count_requests() as requests, pytest.raises(ItemTooLarge, match="400 KB"):
-            store.save()
-        assert requests.total == 0
-        assert stored_item(store.session_key) is None
+def test_an_oversize_session_is_refused_and_nothing_is_stored(session_db):
+    store = SessionStore()
+    store["blob"] = base64.b64encode(os.urandom(420_000)).decode()  # does not compress
+    with count_requests() as requests, pytest.raises(ItemTooLarge, match="400 KB"):
+        store.save()
+    assert requests.total == 0
+    assert stored_item(store.session_key) is None
 
 
 # --- attribute names: reserved words and Unicode ---------------------------------------------

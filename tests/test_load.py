@@ -7,7 +7,6 @@ import threading
 import time
 from collections import Counter, defaultdict
 
-import pytest
 from django.conf import settings
 from django.test import override_settings
 
@@ -15,7 +14,6 @@ from dynamo_app import models
 from dynamo_app.exceptions import AlreadyApplied, UniqueViolation
 from dynamo_app.integrity import check_unique
 from dynamo_app.sessions import SessionStore
-from tests.sessions_support import session_tables
 from tests.thread_support import in_threads
 
 THREADS = 8
@@ -119,13 +117,7 @@ class Worker:
         self.done["session"] += 1
 
 
-@pytest.fixture
-def tables(request, dynamo_server):
-    with session_tables(request) as handle:
-        yield handle
-
-
-def test_mixed_operations_from_8_threads_keep_every_guarantee(tables, capsys):
+def test_mixed_operations_from_8_threads_keep_every_guarantee(session_db, capsys):
     applied = defaultdict(set)
     workers = [Worker(seed, applied) for seed in range(THREADS)]
     with override_settings(DYNAMO={**settings.DYNAMO, "MAX_IDLE_CONNS": THREADS}):

@@ -38,7 +38,7 @@ from tests.fault_support import (
     client_error,
     cut_short,
 )
-from tests.sessions_support import registered, session_tables, stored_item
+from tests.sessions_support import registered, stored_item
 from tests.test_transactions import Member, Team, Views
 
 # DynamoDB and MiniStack answer a repeated ClientRequestToken with the first
@@ -417,10 +417,8 @@ def test_a_throttled_update_or_create_is_retried(no_sleep):
 
 
 @pytest.fixture
-def sessions(request, dynamo_server):
-    with session_tables(request) as handle:
-        handle.retry.sleep = lambda seconds: None
-        yield handle
+def sessions(session_db, no_sleep):
+    return session_db
 
 
 def session_items(handle):

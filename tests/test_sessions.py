@@ -27,15 +27,12 @@ from dynamo_app import exceptions
 from dynamo_app.handle import get_handle
 from dynamo_app.sessions import SESSION_TABLE, SessionStore
 from dynamo_app.testing import count_requests
-from tests.sessions_support import ENGINE, session_tables, stored_item
+from tests.sessions_support import ENGINE, stored_item
 
 run = async_to_sync
 
 
-@pytest.fixture(autouse=True)
-def tables(request: pytest.FixtureRequest, dynamo_server: Any) -> Iterator[Any]:
-    with session_tables(request) as handle:
-        yield handle
+pytestmark = pytest.mark.usefixtures("session_db")
 
 
 @pytest.fixture

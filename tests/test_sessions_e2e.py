@@ -18,18 +18,15 @@ from django.test import AsyncClient, Client, override_settings
 from dynamo_app.sessions import SessionStore
 from dynamo_app.testing import count_requests
 from tests.process_support import child_environ, run_python
-from tests.sessions_support import ENGINE, session_tables, stored_item
+from tests.sessions_support import ENGINE, stored_item
 
 
 @pytest.fixture(autouse=True)
-def tables(request: pytest.FixtureRequest, dynamo_server: Any) -> Iterator[Any]:
+def tables(session_db: Any) -> Iterator[Any]:
     # After dynamo_server's session-long override of DYNAMO, undone before it.
     fast_hashing = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # tests only
-    with (
-        session_tables(request) as handle,
-        override_settings(SESSION_ENGINE=ENGINE, PASSWORD_HASHERS=fast_hashing),
-    ):
-        yield handle
+    with override_settings(SESSION_ENGINE=ENGINE, PASSWORD_HASHERS=fast_hashing):
+        yield session_db
 
 
 def session_cookie(client: Client | AsyncClient) -> str:
