@@ -459,7 +459,7 @@ def test_a_session_delete_is_repeated_after_a_lost_answer(sessions):
 @pytest.fixture
 def dynamo_cache(request, dynamo_server):
     with registered(CACHE):
-        request.getfixturevalue("dynamo_db").retry.sleep = lambda seconds: None
+        request.getfixturevalue("no_sleep")
         yield DynamoCache("outcomes", {})
 
 
