@@ -65,7 +65,12 @@ def test_an_unknown_meta_option_still_lists_the_valid_ones() -> None:
 
 def test_an_orm_field_in_a_dynamodb_model_is_refused_naming_the_field_to_use() -> None:
     with pytest.raises(ModelDefinitionError) as refused:
-        declare(name=orm.CharField(max_length=10), when=orm.DateTimeField(), on=orm.DateField())
+        declare(
+            name=orm.CharField(max_length=10),
+            when=orm.DateTimeField(),
+            on=orm.DateField(),
+            ip=orm.GenericIPAddressField(),
+        )
     message = str(refused.value)
     assert (
         "Wrong.name is a django.db.models.CharField, a field of Django's ORM: a DynamoDB "
@@ -75,6 +80,8 @@ def test_an_orm_field_in_a_dynamodb_model_is_refused_naming_the_field_to_use() -
     assert "Wrong.when is a django.db.models.DateTimeField" in message
     assert "Declare it with dynamo_app.models.DateTimeField." in message
     assert "Wrong.on is a django.db.models.DateField" in message
+    assert "Declare it with dynamo_app.models.DateField." in message
+    assert "Wrong.ip is a django.db.models.GenericIPAddressField" in message
     assert "Declare it with a field of dynamo_app.models (StringField" in message
 
 

@@ -2,7 +2,7 @@
 editing, and DynamoDB's refusals turned into form errors (never a 500)."""
 
 import uuid
-from datetime import datetime
+from datetime import date, datetime
 from decimal import Decimal
 
 import pytest
@@ -38,6 +38,7 @@ class Everything(models.Model):
     binary = models.BinaryField(null=True)
     when = models.DateTimeField(verbose_name="starts at")
     epoch = models.DateTimeField(epoch=True, null=True, blank=True)
+    born = models.DateField(null=True, blank=True)
     ident = models.UUIDField()
     doc = models.JSONField(null=True, blank=True)
     items = models.ListField(of=models.IntegerField, null=True, blank=True)
@@ -77,6 +78,7 @@ def test_every_field_type_gets_a_form_field_or_a_reason():
         "maybe": forms.NullBooleanField,
         "when": forms.DateTimeField,
         "epoch": forms.DateTimeField,
+        "born": forms.DateField,
         "ident": forms.UUIDField,
         "doc": forms.JSONField,
         "items": forms.JSONField,
@@ -112,6 +114,7 @@ def test_every_field_type_reads_its_python_value_from_the_form():
         "maybe": "false",
         "when": "2030-05-01 09:30:00",
         "epoch": "",
+        "born": "1990-02-03",
         "ident": "12345678-1234-5678-1234-567812345678",
         "doc": '{"a": [1, 2.5, "x"], "b": null}',
         "items": "[1, 2, 3]",
@@ -133,7 +136,7 @@ def test_every_field_type_reads_its_python_value_from_the_form():
     assert obj.items == [1, 2, 3] and obj.mapping == {"price": Decimal("9.99")}
     assert obj.tags == {"a", "b"} and obj.numbers == {1, Decimal("2.5")}
     assert obj.stars == 2 and type(obj.stars) is int and obj.colours == {"red", "blue"}
-    assert obj.epoch is None and obj.secret == ""
+    assert obj.epoch is None and obj.secret == "" and obj.born == date(1990, 2, 3)
     Everything._meta.encode(obj)  # storable as it is
 
     shown = EverythingForm(instance=obj)

@@ -1,7 +1,7 @@
 """Fields and their codec: every type round-trips through the local server exactly."""
 
 import uuid
-from datetime import UTC, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta, timezone
 from decimal import Decimal
 
 import pytest
@@ -24,6 +24,7 @@ class Everything(models.Model):
     blob = models.BinaryField(null=True)
     at = models.DateTimeField(null=True)
     ttl = models.DateTimeField(epoch=True, null=True)
+    day = models.DateField(null=True)
     ref = models.UUIDField(null=True)
     scores = models.ListField(of=models.IntegerField(), null=True)
     attrs = models.MapField(null=True)
@@ -76,6 +77,8 @@ BIG = 10**38 - 1
         ("blob", bytes(range(256))),
         ("at", datetime(2024, 5, 1, 9, 30, 0, 123456, tzinfo=UTC)),
         ("ttl", datetime(2030, 1, 1, tzinfo=UTC)),
+        ("day", date(2024, 2, 29)),
+        ("day", date(1, 1, 1)),
         ("ref", uuid.UUID("12345678-1234-5678-1234-567812345678")),
         ("scores", [3, 1, 2, 10**37]),
         ("scores", []),
@@ -209,6 +212,8 @@ def test_a_stored_value_of_another_type_is_a_clear_error(dynamo_db):
         ("ratio", float("inf"), "finite"),
         ("status", 1, "True or False"),
         ("at", datetime(2024, 1, 1), "timezone-aware"),
+        ("day", datetime(2024, 1, 1, tzinfo=UTC), "not a datetime"),
+        ("day", "2024-01-01", "a date"),
         ("ref", "not-a-uuid", "a UUID"),
         ("scores", [1, "2"], "an integer"),
         ("data", {1: "x"}, "string"),

@@ -62,6 +62,7 @@ VALID = {
     "blob": st.binary(max_size=64),
     "at": instants,
     "ttl": instants.map(lambda d: d.replace(microsecond=0)),  # epoch: whole seconds
+    "day": st.dates(),
     "ref": st.uuids(),
     "scores": st.lists(big_ints, max_size=5),
     "data": json_values,
@@ -113,6 +114,7 @@ INVALID = st.one_of(
     st.tuples(st.just("blob"), text | st.integers()),
     st.tuples(st.just("at"), naive | text | st.integers()),
     st.tuples(st.sampled_from(["at", "ttl"]), st.sampled_from(BEYOND_DATETIME)),
+    st.tuples(st.just("day"), instants | naive | text | st.integers()),  # a datetime is no date
     st.tuples(st.just("ref"), text.filter(lambda s: len(s) < 32)),
     st.tuples(st.just("scores"), st.lists(text, min_size=1, max_size=3)),
     st.tuples(st.just("data"), st.sampled_from([object(), {1: "x"}, set(), {"a": frozenset()}])),

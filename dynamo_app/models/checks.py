@@ -151,7 +151,8 @@ def key_problems(meta: Options) -> list[Problem]:
                     f"{field.label} is a key, but {type(field).__name__} is not a DynamoDB key "
                     "type.",
                     "Keys must be stored as a string, number or binary (StringField, "
-                    "IntegerField, DecimalField, BinaryField, UUIDField, DateTimeField).",
+                    "IntegerField, DecimalField, BinaryField, UUIDField, DateTimeField, "
+                    "DateField).",
                 )
             )
         if field.is_key and field.null:

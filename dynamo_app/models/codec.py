@@ -22,7 +22,7 @@ exact ``check_size`` decide, so the limit is exactly DynamoDB's.
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any
 
@@ -83,6 +83,8 @@ def compile_codec(
         "UTC": UTC,
         "utc_text": utc_text,
         "fromiso": datetime.fromisoformat,
+        "date": date,
+        "fromisodate": date.fromisoformat,
         "encode_common": wire.encode_common,
         "decode_json": wire.decode,
         "decode_map": wire.decode_map,

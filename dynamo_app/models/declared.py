@@ -31,6 +31,7 @@ import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, Generic, Literal, Self, TypedDict, TypeVar, Unpack, overload
 
 from ..exceptions import ModelDefinitionError
@@ -317,7 +318,8 @@ class DeclaredQuery(Generic[Returns]):
             if kind is None:
                 continue
             bad = not isinstance(kind, type) or not issubclass(kind, expected)
-            if bad or (kind is bool and bool not in expected):
+            # A subclass that is another field's value: a bool is an int, a datetime a date.
+            if bad or (kind in (bool, datetime) and kind not in expected):
                 names = " or ".join(t.__name__ for t in expected)
                 problems.append(
                     self._clause_problem(

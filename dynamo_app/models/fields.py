@@ -20,7 +20,7 @@ import copy
 import typing
 import uuid
 from collections.abc import Callable, Iterable
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 from types import ModuleType
 from typing import (
@@ -77,6 +77,7 @@ _Float = TypeVar("_Float", default=float)
 _Bool = TypeVar("_Bool", default=bool)
 _Bytes = TypeVar("_Bytes", default=bytes)
 _DateTime = TypeVar("_DateTime", default=datetime)
+_Date = TypeVar("_Date", default=date)
 _UUID = TypeVar("_UUID", default=uuid.UUID)
 _List = TypeVar("_List", default=list[Any])
 _Map = TypeVar("_Map", default=dict[str, Any])
@@ -1021,45 +1022,24 @@ class BinaryField(Field[_Bytes]):
         return drf.BinaryField, {}
 
 
-class DateTimeField(Field[_DateTime]):
-    """A timezone-aware ``datetime``, stored in UTC.
+class _SelfFillingOptions(FieldOptions, total=False):
+    """A self-filling field's options (``_SelfFillingField``), for its overloads."""
 
-    By default an ISO-8601 string of fixed width (``2024-05-01T09:30:00.000000Z``),
-    so string order is time order and it can be a sort key. ``epoch=True``
-    stores whole seconds since 1970 as a number instead, which is what
-    DynamoDB's TTL reads (sub-second precision is dropped).
-    """
+    auto_now: bool
+    auto_now_add: bool
 
-    python_types = (datetime,)
-    description = "a timezone-aware datetime"
 
-    @overload
+class _SelfFillingField(Field[_T]):
+    """A date or time that ``auto_now`` / ``auto_now_add`` fill at a write, as
+    Django's: ``auto_now``, at every whole-item write; ``auto_now_add``, when the
+    item is created. ``update()`` writes only what it names, as Django's
+    ``QuerySet.update()`` leaves ``auto_now`` alone. Such a field is
+    ``editable=False`` and ``blank=True``, and takes no ``default`` or ``choices``."""
+
+    filled_with: ClassVar[str] = ""  # what a fill holds, for messages ("time", "date")
+
     def __init__(
-        self: DateTimeField[datetime],
-        *,
-        epoch: bool = False,
-        auto_now: bool = False,
-        auto_now_add: bool = False,
-        null: Literal[False] = False,
-        **options: Unpack[FieldOptions],
-    ) -> None: ...
-    @overload
-    def __init__(
-        self: DateTimeField[datetime | None],
-        *,
-        epoch: bool = False,
-        auto_now: bool = False,
-        auto_now_add: bool = False,
-        null: bool,
-        **options: Unpack[FieldOptions],
-    ) -> None: ...
-    def __init__(
-        self,
-        *,
-        epoch: bool = False,
-        auto_now: bool = False,
-        auto_now_add: bool = False,
-        **options: Any,
+        self, *, auto_now: bool = False, auto_now_add: bool = False, **options: Any
     ) -> None:
         if auto_now or auto_now_add:
             given: list[str] = [o for o in ("default", "choices") if o in options]
@@ -1067,35 +1047,74 @@ class DateTimeField(Field[_DateTime]):
                 given.insert(0, "auto_now_add")
             if given:
                 raise ModelDefinitionError(
-                    f"DateTimeField({'auto_now' if auto_now else 'auto_now_add'}=True) fills "
-                    f"itself, so it takes no {', '.join(given)}= (as Django's). auto_now: "
-                    "the time of every save; auto_now_add: the time the item was created."
+                    f"{type(self).__name__}({'auto_now' if auto_now else 'auto_now_add'}=True) "
+                    f"fills itself, so it takes no {', '.join(given)}= (as Django's). auto_now: "
+                    f"the {self.filled_with} of every save; auto_now_add: the "
+                    f"{self.filled_with} the item was created."
                 )
             options.setdefault("editable", False)
             options.setdefault("blank", True)
         super().__init__(**options)
-        self.epoch = epoch
         self.auto_now = auto_now
         self.auto_now_add = auto_now_add
+
+    def now(self) -> Any:
+        """The value a fill writes."""
+        raise NotImplementedError
 
     @property
     def fills_itself(self) -> bool:  # type: ignore[override]
         return self.auto_now or self.auto_now_add
 
     def pre_save(self, obj: Any, add: bool) -> Any:
-        """``auto_now``: now, at every whole-item write; ``auto_now_add``: now, when
-        the item is created. ``update()`` writes only what it names, as Django's
-        ``QuerySet.update()`` leaves ``auto_now`` alone."""
         if self.auto_now or (self.auto_now_add and add):
-            return timezone.now()
+            return self.now()
         return obj.__dict__[self.name]
 
     def created_value(self) -> Any:
-        return timezone.now() if self.fills_itself else super().created_value()
+        return self.now() if self.fills_itself else super().created_value()
 
     def clean(self, value: Any, key_limit: int | None = None) -> Any:
-        """``None`` passes for a self-filling date: the write fills it."""
+        """``None`` passes for a self-filling field: the write fills it."""
         return None if value is None and self.fills_itself else super().clean(value, key_limit)
+
+
+class DateTimeField(_SelfFillingField[_DateTime]):
+    """A timezone-aware ``datetime``, stored in UTC.
+
+    By default an ISO-8601 string of fixed width (``2024-05-01T09:30:00.000000Z``),
+    so string order is time order and it can be a sort key. ``epoch=True``
+    stores whole seconds since 1970 as a number instead, which is what
+    DynamoDB's TTL reads (sub-second precision is dropped). ``auto_now`` and
+    ``auto_now_add`` fill it with ``timezone.now()``.
+    """
+
+    python_types = (datetime,)
+    description = "a timezone-aware datetime"
+    filled_with = "time"
+
+    @overload
+    def __init__(
+        self: DateTimeField[datetime],
+        *,
+        epoch: bool = False,
+        null: Literal[False] = False,
+        **options: Unpack[_SelfFillingOptions],
+    ) -> None: ...
+    @overload
+    def __init__(
+        self: DateTimeField[datetime | None],
+        *,
+        epoch: bool = False,
+        null: bool,
+        **options: Unpack[_SelfFillingOptions],
+    ) -> None: ...
+    def __init__(self, *, epoch: bool = False, **options: Any) -> None:
+        super().__init__(**options)
+        self.epoch = epoch
+
+    def now(self) -> datetime:
+        return timezone.now()
 
     @property
     def wire_type(self) -> str:  # type: ignore[override]
@@ -1160,6 +1179,79 @@ class DateTimeField(Field[_DateTime]):
     def json_value(self, value: Any) -> Any:
         parsed = datetime.fromisoformat(jsonform.string(value))
         return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)
+
+
+class DateField(_SelfFillingField[_Date]):
+    """A calendar ``date``, stored as ``YYYY-MM-DD`` text: fixed width (years 0001
+    to 9999), so string order is date order and it can be a sort key or part of
+    a key template.
+
+    A ``datetime`` is refused, though it is a subclass of ``date``. Django's
+    ``DateField`` takes one and keeps its date (in the default time zone when
+    aware); here that would store something other than what was given, silently
+    dropping the time, and for an aware value the date depends on the zone it is
+    read in. So the caller says which date it means: ``value.date()``, or
+    ``timezone.localdate(value)`` for the date where the user is. DRF's
+    ``DateField`` refuses a datetime for the same reason.
+
+    ``auto_now`` and ``auto_now_add`` fill it with ``datetime.date.today()``, as
+    Django's ``DateField`` does: the date in the process's zone, which Django sets
+    to ``TIME_ZONE`` (on Unix), not the zone a request activated.
+    """
+
+    wire_type = key_type = "S"
+    python_types = (date,)
+    description = "a date"
+    filled_with = "date"
+
+    @overload
+    def __init__(
+        self: DateField[date],
+        *,
+        null: Literal[False] = False,
+        **options: Unpack[_SelfFillingOptions],
+    ) -> None: ...
+    @overload
+    def __init__(
+        self: DateField[date | None], *, null: bool, **options: Unpack[_SelfFillingOptions]
+    ) -> None: ...
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+
+    def now(self) -> date:
+        return date.today()
+
+    def encode(self, value: Any) -> dict[str, Any]:
+        if type(value) is date:
+            return {"S": value.isoformat()}
+        if isinstance(value, datetime):
+            raise self.invalid(
+                value,
+                "a date, not a datetime: a DateField keeps no time and drops none silently; "
+                "pass value.date(), or timezone.localdate(value) for the date where you are",
+            )
+        if not isinstance(value, date):
+            raise self.invalid(value, "a date (datetime.date)")
+        return {"S": date.isoformat(value)}
+
+    def decode(self, value: dict[str, Any]) -> Any:
+        return date.fromisoformat(value["S"])
+
+    def encode_template(self, var: str, key_limit: int | None) -> tuple[str, str] | None:
+        # Ten characters: within any key limit.
+        return f"type({var}) is date", f'{{"S": {var}.isoformat()}}'
+
+    def size_template(self, var: str) -> str | None:
+        return str(len("2024-05-01"))
+
+    def decode_template(self, var: str) -> str | None:
+        return f'fromisodate({var}["S"])'
+
+    def form_options(self) -> dict[str, Any]:
+        return {"form_class": forms.DateField}
+
+    def serializer_type(self, drf: ModuleType) -> tuple[Any, dict[str, Any]]:
+        return drf.serializers.DateField, {}
 
 
 class UUIDField(Field[_UUID]):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import AsyncIterator, Iterator
-from datetime import datetime
+from datetime import date, datetime
 from decimal import Decimal
 from typing import Any, ClassVar, Literal, TypeVar, Unpack, assert_type, overload
 
@@ -41,6 +41,10 @@ class Player(models.Model):
     photo = models.BinaryField(null=True)
     joined_at = models.DateTimeField()
     expires_at = models.DateTimeField(epoch=True, null=True)
+    seen_at = models.DateTimeField(auto_now=True)
+    born_on = models.DateField()
+    retired_on = models.DateField(null=True)
+    signed_on = models.DateField(auto_now_add=True)
     badge = models.UUIDField(default=uuid.uuid4)
     profile = models.JSONField(null=True)
     scores = models.ListField(of=models.IntegerField())
@@ -75,6 +79,10 @@ def fields(player: Player) -> None:
     assert_type(player.photo, bytes | None)
     assert_type(player.joined_at, datetime)
     assert_type(player.expires_at, datetime | None)
+    assert_type(player.seen_at, datetime)
+    assert_type(player.born_on, date)
+    assert_type(player.retired_on, date | None)
+    assert_type(player.signed_on, date)
     assert_type(player.badge, uuid.UUID)
     assert_type(player.profile, Any)
     assert_type(player.scores, list[int])
@@ -89,10 +97,12 @@ def fields(player: Player) -> None:
     # Read from the class, a field is the field (conditions, _meta, forms).
     assert_type(Player.goals, models.IntegerField[int])
     assert_type(Player.nickname, models.StringField[str | None])
+    assert_type(Player.retired_on, models.DateField[date | None])
     assert_type(Player.goals.name, str)
     # Writes take what the field stores.
     player.goals = player.goals + 1
     player.nickname = None
+    player.retired_on = None
     player.salary = 3  # an int is stored exactly, as a Decimal
     player.badge = "1b4e28ba-2fa1-11d2-883f-0016d3cca427"
 
@@ -254,4 +264,6 @@ def refused(player: Player) -> None:
     Player.objects.get(team_id="t").goals.upper()  # type: ignore[attr-defined]  # pyright: ignore[reportAttributeAccessIssue, reportUnknownMemberType]
     _ = player.objects  # type: ignore[arg-type]  # pyright: ignore[reportAttributeAccessIssue, reportUnknownMemberType, reportUnknownVariableType]
     models.StringField(nul=True)  # type: ignore[call-overload]  # pyright: ignore[reportCallIssue]
+    player.born_on = "2024-05-01"  # type: ignore[assignment]  # pyright: ignore[reportAttributeAccessIssue]
+    models.DateField(epoch=True)  # type: ignore[call-overload]  # pyright: ignore[reportCallIssue]
     models.DeclaredQuery("team_id = {t}", returns="one")  # type: ignore[call-overload]  # pyright: ignore[reportCallIssue, reportArgumentType]
