@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from datetime import UTC, date, datetime
 from decimal import Decimal
 from typing import Any
 
@@ -42,6 +43,7 @@ class DoorTicket(models.Model):
     tier = models.StringField(choices=[("ga", "General admission"), ("press", "Press")])
     seats = models.IntegerField(validators=[MinValueValidator(1)], default=1)
     price = models.DecimalField(null=True, blank=True)
+    played_on = models.DateField(null=True, blank=True)
 
     class Meta:
         app_label = "roster"
@@ -71,9 +73,13 @@ CASES = [
     ("seats", 7, "7", VALID),
     ("price", Decimal("0.000"), "0.000", VALID),
     ("price", Decimal("-12.50"), "-12.50", VALID),
+    ("played_on", date(2024, 2, 29), "2024-02-29", VALID),
+    ("played_on", date(999, 1, 2), "0999-01-02", VALID),
     ("tier", "gold", "gold", AGAINST_RULES),
     ("seats", 0, "0", AGAINST_RULES),
     ("seats", 10**38 + 1, str(10**38 + 1), UNSTORABLE),  # 39 significant digits
+    # a datetime is no date: refused, never cut to its date
+    ("played_on", datetime(2024, 5, 1, 9, 30, tzinfo=UTC), "2024-05-01T09:30:00+00:00", UNSTORABLE),
 ]
 
 
@@ -123,7 +129,7 @@ def by_admin(key: str, name: str, value: Any, typed: str) -> None:
 
 
 def by_api(key: str, name: str, value: Any, typed: str) -> None:
-    sent = str(value) if isinstance(value, Decimal) else value
+    sent = str(value) if isinstance(value, Decimal | date) else value
     answer = APIClient().post("/api/", {"ticket_id": key, **BASE, name: sent}, format="json")
     if answer.status_code != 201:
         raise Refused(json.dumps(answer.json()))
