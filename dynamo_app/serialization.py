@@ -9,7 +9,7 @@ numbers past 2**53, so each value goes through its field's own codec first
 * numbers: a JSON integer when safe in every JSON parser (``|n| < 2**53``),
   else the exact number text as a string (``"1.5"``, 38-digit integers);
 * bytes: base64; sets: sorted lists; datetimes: ISO-8601 in UTC with
-  microseconds (``"2024-05-01T09:30:00.000000Z"``);
+  microseconds (``"2024-05-01T09:30:00.000000Z"``); dates: ``"2024-05-01"``;
 * lists and maps of a declared field type: that type's form per element;
 * values with no declared type (``JSONField``, ``MapField`` without ``of=``,
   attributes the model does not declare): DynamoDB JSON, the tagged form
