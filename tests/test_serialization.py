@@ -2,7 +2,7 @@
 
 import json
 import uuid
-from datetime import UTC, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta, timezone
 from decimal import Decimal
 
 import pytest
@@ -24,12 +24,14 @@ class Everything(models.Model):
     blob = models.BinaryField(null=True)
     at = models.DateTimeField(null=True)
     expires = models.DateTimeField(epoch=True, null=True)
+    born = models.DateField(null=True)
     uid = models.UUIDField(null=True)
     doc = models.JSONField(null=True)
     tags = models.StringSetField()
     scores = models.NumberSetField()
     keys = models.BinarySetField()
     times = models.ListField(of=models.DateTimeField(), null=True)
+    days = models.ListField(of=models.DateField(), null=True)
     amounts = models.MapField(of=models.DecimalField(), null=True)
 
     class Meta:
@@ -47,12 +49,14 @@ def full():
         blob=b"\x00\xffbytes",
         at=datetime(2024, 5, 1, 9, 30, 0, 123456, tzinfo=timezone(timedelta(hours=2))),
         expires=datetime(2030, 1, 1, tzinfo=UTC),
+        born=date(999, 12, 31),
         uid=uuid.UUID("12345678-1234-5678-1234-567812345678"),
         doc={"n": Decimal("1.5"), "s": "1.5", "deep": [None, True, b"\x01", {"x", "y"}]},
         tags={"b", "a"},
         scores={1, Decimal("2.5"), 10**30},
         keys={b"\x02", b"\x01"},
         times=[datetime(2001, 1, 1, tzinfo=UTC)],
+        days=[date(2024, 2, 29)],
         amounts={"eur": Decimal("0.10")},
     )
 
@@ -73,6 +77,7 @@ def test_the_json_form_is_readable_where_json_can_be_exact():
     assert data["big"] == "12345678901234567890123456789012345678"  # past 2**53: text
     assert data["price"] == "12345678901234567890.123456789012345678"
     assert data["at"] == "2024-05-01T07:30:00.123456Z"  # UTC, microseconds
+    assert data["born"] == "0999-12-31" and data["days"] == ["2024-02-29"]  # as stored
     assert data["blob"] == "AP9ieXRlcw=="
     assert data["tags"] == ["a", "b"] and data["keys"] == ["AQ==", "Ag=="]  # sorted
     assert data["scores"] == [1, "2.5", "1000000000000000000000000000000"]
@@ -97,6 +102,7 @@ def test_missing_and_empty_values():
         ({"pk_id": "p", "count": True}, "count"),
         ({"pk_id": "p", "count": 1, "blob": "not base64!"}, "blob"),
         ({"pk_id": "p", "count": 1, "at": "yesterday"}, "at"),
+        ({"pk_id": "p", "count": 1, "born": "2024-05-01T09:30:00Z"}, "born"),
         ({"pk_id": "p", "count": 1, "doc": {"X": 1}}, "doc"),
         ({"pk_id": "p", "count": 1, "tags": "a"}, "tags"),
         ({"pk_id": 5, "count": 1}, "pk_id"),

@@ -1227,8 +1227,8 @@ class DateField(_SelfFillingField[_Date]):
         if isinstance(value, datetime):
             raise self.invalid(
                 value,
-                "a date, not a datetime: a DateField keeps no time and drops none silently; "
-                "pass value.date(), or timezone.localdate(value) for the date where you are",
+                "a date, not a datetime (pass value.date(), or timezone.localdate(value) for "
+                "the date where the user is: a DateField drops no time silently)",
             )
         if not isinstance(value, date):
             raise self.invalid(value, "a date (datetime.date)")
