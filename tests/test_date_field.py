@@ -11,7 +11,7 @@ from rest_framework import serializers
 
 from dynamo_app import forms, models
 from dynamo_app.contrib.rest_framework import ModelSerializer
-from dynamo_app.exceptions import ModelDefinitionError, ValidationError
+from dynamo_app.exceptions import ModelDefinitionError, StoredValueError, ValidationError
 from dynamo_app.models import DeclaredQuery
 from dynamo_app.testing import count_requests
 
@@ -63,6 +63,21 @@ def test_a_date_is_stored_as_fixed_width_text_and_read_back_as_a_date(dynamo_db)
     assert item["day"] == {"S": "0999-01-02"} and item["paid_on"] == {"S": "2024-05-01"}
     got = Shift.objects.get(worker="w", day=date(999, 1, 2))
     assert type(got.day) is date and got.paid_on == date(2024, 5, 1)
+
+
+def test_a_stored_time_is_not_read_as_a_date(dynamo_db):
+    """Text a DateTimeField wrote is a clear error, not a date quietly cut from it."""
+    dynamo_db.call(
+        "put_item",
+        TableName=dynamo_db.table_name("date_shift"),
+        Item={
+            "worker": {"S": "t"},
+            "day": {"S": "2024-05-01"},
+            "paid_on": {"S": "2024-05-01T09:30:00.000000Z"},
+        },
+    )
+    with pytest.raises(StoredValueError, match="Shift.paid_on: the stored attribute 'paid_on'"):
+        Shift.objects.get(worker="t", day=date(2024, 5, 1))
 
 
 def test_a_sort_key_of_dates_queries_in_date_order_with_ranges(dynamo_db):
