@@ -21,7 +21,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from dynamo_app.cache import DynamoCache
-from dynamo_app.handle import get_handle
+from dynamo_app.client.handle import get_handle
 from dynamo_app.testing import count_requests
 
 from .common import SPREAD, Context, Section, load_average, measure

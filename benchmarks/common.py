@@ -172,7 +172,7 @@ def django_pointed_at(url: str) -> Iterator[None]:
     if not settings.configured:
         settings.configure(**BASE_SETTINGS)
         django.setup()
-    from dynamo_app import handle
+    from dynamo_app.client import handle
 
     dynamo = settings_for_tests({"TABLE_PREFIX": TABLE_PREFIX}, url)
     # Measure the production client: a test run's store (the smoke test runs these

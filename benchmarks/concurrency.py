@@ -22,7 +22,7 @@ from typing import Any
 from django.conf import settings
 from django.test.utils import override_settings
 
-from dynamo_app.handle import get_handle
+from dynamo_app.client.handle import get_handle
 
 from . import replay
 from .common import Context, Section

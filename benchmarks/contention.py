@@ -14,7 +14,7 @@ import random
 import threading
 import time
 
-from dynamo_app import integrity
+from dynamo_app.data import integrity
 from dynamo_app.exceptions import UniqueViolation
 from dynamo_app.testing import count_requests
 

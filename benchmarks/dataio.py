@@ -14,10 +14,10 @@ import io
 import json
 import time
 
-from dynamo_app.dumpload import dump, load, record
-from dynamo_app.handle import get_handle
+from dynamo_app.client.handle import get_handle
+from dynamo_app.data.dumpload import dump, load, record
+from dynamo_app.deploy.schema import create_table
 from dynamo_app.models import Model
-from dynamo_app.schema import create_table
 from dynamo_app.tables import registry
 from dynamo_app.testing import count_requests
 from dynamo_app.unique import LOCK_TABLE

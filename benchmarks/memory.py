@@ -12,7 +12,7 @@ from __future__ import annotations
 import gc
 import tracemalloc
 
-from dynamo_app.handle import get_handle
+from dynamo_app.client.handle import get_handle
 from dynamo_app.testing import count_requests
 
 from .common import Context, Section

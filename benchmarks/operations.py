@@ -31,7 +31,7 @@ from typing import Any
 import boto3
 from botocore.config import Config
 
-from dynamo_app.handle import Handle, get_handle, using
+from dynamo_app.client.handle import Handle, get_handle, using
 from dynamo_app.testing import count_requests
 from dynamo_app.unique import LOCK_TABLE
 

@@ -5,7 +5,7 @@ separate process keeps the server's CPU and memory out of the client's
 measurements (tracemalloc, process time) and lets both use a core each.
 """
 
-from dynamo_app.local import LocalServer
+from dynamo_app.local.server import LocalServer
 
 if __name__ == "__main__":
     server = LocalServer().start()

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import time
 
-from dynamo_app import schema
-from dynamo_app.handle import get_handle
+from dynamo_app.client.handle import get_handle
+from dynamo_app.deploy import schema
 from dynamo_app.tables import IndexDefinition, KeyAttribute, TableDefinition, registry
 from dynamo_app.testing import create_tables
 

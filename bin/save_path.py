@@ -23,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "dynamo_app"
 SAVES = 200
-ENCODING = {"models.codec", "models.fields", "wire"}
+ENCODING = {"client.wire", "models.codec", "models.fields"}
 
 
 def module_of(filename: str) -> str | None:

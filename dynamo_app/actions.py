@@ -19,7 +19,7 @@ from decimal import Decimal
 from functools import cached_property
 from typing import Any, Protocol
 
-from . import wire
+from .client import wire
 
 __all__ = ["Action", "FailureMapper", "canonical"]
 

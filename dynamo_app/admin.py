@@ -55,6 +55,7 @@ from django.utils.text import capfirst, get_text_list
 from django.utils.translation import ngettext
 
 from . import forms
+from .client.requests import RequestCounter, count_requests
 from .exceptions import (
     DoesNotExist,
     DynamoError,
@@ -69,7 +70,6 @@ from .models import fields as model_fields
 from .models.base import Model
 from .models.keyrules import Term, key_problems
 from .models.query import MAX_LIMIT, Page, QuerySet
-from .requests import RequestCounter, count_requests
 
 if TYPE_CHECKING:
     from django.db.models import QuerySet as OrmQuerySet

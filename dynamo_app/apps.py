@@ -77,7 +77,7 @@ def schema_step_applies(argv: list[str] | None = None) -> bool:
 
 def run_schema_step(settings: DynamoSettings) -> None:
     """AUTO_MIGRATE, then VERIFY_SCHEMA: the startup half of the schema workflow."""
-    from . import schema
+    from .deploy import schema
 
     if settings.auto_migrate:  # conf refuses it unless DEBUG is true
         result = schema.migrate()
@@ -135,9 +135,11 @@ class DynamoAppConfig(AppConfig):
 
     def ready(self) -> None:
         # checks is imported for its registrations: the system checks.
-        from . import app_tables, checks, handle, local  # noqa: F401
+        from . import app_tables, checks  # noqa: F401
+        from .client import handle  # noqa: F401
+        from .client.handle import get_handle
         from .conf import get_settings
-        from .handle import get_handle
+        from .local import server as local  # noqa: F401
         from .tables import registry
 
         settings = get_settings()  # a bad section fails here, before anything is served

@@ -36,8 +36,9 @@ from django.core.cache.backends.base import DEFAULT_TIMEOUT, BaseCache
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import ngettext
 
-from . import threads, wire
 from .app_tables import CACHE, CACHE_BACKEND, CACHE_EXPIRES, CACHE_KEY, CACHE_NAME
+from .client import threads, wire
+from .client.handle import Handle, get_handle
 from .conf import require_installed
 from .exceptions import (
     BatchIncomplete,
@@ -46,7 +47,6 @@ from .exceptions import (
     ItemTooLarge,
     StoredValueError,
 )
-from .handle import Handle, get_handle
 from .tables import registry
 
 __all__ = ["DynamoCache", "register_table"]
@@ -419,7 +419,7 @@ class DynamoCache(BaseCache):
             for page in pages:
                 self._delete_many({item[CACHE_KEY]["S"]: None for item in page.get("Items", [])})
 
-    # --- async: the same requests, in the app's thread pool (dynamo_app.threads) -----
+    # --- async: the same requests, in the app's thread pool (dynamo_app.client.threads) -----
 
     async def aget(self, key: Any, default: Any = None, version: int | None = None) -> Any:
         return await threads.in_thread(self.get)(key, default, version)

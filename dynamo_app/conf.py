@@ -354,10 +354,10 @@ class DynamoSettings:
     fast_client: bool = setting(
         True,
         _boolean,
-        "the fast client path: signing (`dynamo_app.sigv4`), response parsing "
-        "(`dynamo_app.parser`) and the endpoint cache (`dynamo_app.pipeline`), each botocore's "
-        "output with less CPU per request, each checked against the running botocore when a "
-        "client is built and left to botocore (one WARNING) if it does not fit; `False`: "
+        "the fast client path: signing (`dynamo_app.client.sigv4`), response parsing "
+        "(`dynamo_app.client.parser`) and the endpoint cache (`dynamo_app.client.pipeline`), each "
+        "botocore's output with less CPU per request, each checked against the running botocore "
+        "when a client is built and left to botocore (one WARNING) if it does not fit; `False`: "
         "botocore's own client throughout. Responses are checked against their `x-amz-crc32` "
         "either way",
     )

@@ -23,8 +23,8 @@ from django.utils.translation import ngettext
 
 from . import app_tables
 from .app_tables import COUNTER_ID, COUNTER_VALUE, COUNTERS
+from .client.handle import get_handle
 from .exceptions import BatchIncomplete
-from .handle import get_handle
 from .tables import registry
 
 __all__ = ["ShardedCounter"]

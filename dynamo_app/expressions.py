@@ -23,7 +23,7 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from . import wire
+from .client import wire
 from .exceptions import QueryError
 
 Path = tuple[str | int, ...]

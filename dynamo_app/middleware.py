@@ -21,7 +21,7 @@ from typing import Any
 from asgiref.sync import iscoroutinefunction, markcoroutinefunction
 from django.http import HttpRequest, HttpResponseBase
 
-from .requests import RequestCounter, count_requests, logger
+from .client.requests import RequestCounter, count_requests, logger
 
 __all__ = ["RequestCountMiddleware"]
 

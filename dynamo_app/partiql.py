@@ -15,7 +15,7 @@ Before anything is sent, a statement is read token by token (``prepare``):
   ``{'attribute': ?}``. Each parameter is encoded by the model's field when the
   attribute it meets can be told (``a = ?``, ``? < a``, ``a BETWEEN ? AND ?``,
   ``a IN [?, ?]``, ``begins_with(a, ?)``, ``contains(a, ?)``, INSERT's
-  ``'a': ?``), else by the generic codec (``dynamo_app.wire``).
+  ``'a': ?``), else by the generic codec (``dynamo_app.client.wire``).
 * INSERT, UPDATE and DELETE are refused on a model with unique constraints
   or a VersionField: they would bypass its locks and versions. Through a model
   of a shared table they touch only its items: the table key given by
@@ -42,9 +42,9 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from django.utils.translation import ngettext
 
-from . import wire
+from .client import wire
+from .client.handle import get_handle
 from .exceptions import QueryError
-from .handle import get_handle
 from .models.query import own_items
 from .models.registry import registered_models
 

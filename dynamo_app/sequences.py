@@ -26,8 +26,8 @@ import threading
 from dataclasses import dataclass
 
 from .app_tables import SEQUENCE_NAME, SEQUENCE_VALUE, SEQUENCES
+from .client.handle import get_handle
 from .exceptions import ConditionFailed, SequenceError
-from .handle import get_handle
 
 __all__ = ["Sequence", "forget_blocks"]
 

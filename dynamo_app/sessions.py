@@ -39,11 +39,11 @@ from django.contrib.sessions.backends.base import (
 )
 from django.utils.crypto import get_random_string
 
-from . import threads, wire
 from .app_tables import SESSION_EXPIRES, SESSION_KEY, SESSIONS
+from .client import threads, wire
+from .client.handle import Handle, get_handle
 from .conf import require_installed
 from .exceptions import BatchIncomplete, ConditionFailed, ItemTooLarge
-from .handle import Handle, get_handle
 from .tables import registry
 
 __all__ = ["SessionStore", "register_table"]
@@ -76,7 +76,7 @@ def valid_key(key: object) -> TypeGuard[str]:
 
 
 def _in_thread(func: Callable[..., T]) -> Callable[..., Awaitable[T]]:
-    """Run blocking I/O off the event loop, in the app's pool (dynamo_app.threads).
+    """Run blocking I/O off the event loop, in the app's pool (dynamo_app.client.threads).
     boto3 clients are thread-safe, so concurrent requests need not queue on
     Django's single sync thread."""
     return threads.in_thread(func)

@@ -23,17 +23,17 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from botocore.exceptions import ClientError
 
-from . import threads, wire
 from .actions import Action
 from .app_tables import IDEMPOTENCY, IDEMPOTENCY_EXPIRES, IDEMPOTENCY_KEY
+from .client import threads, wire
+from .client.handle import get_handle
+from .client.retry import cancellation_reasons
 from .exceptions import (
     AlreadyApplied,
     OutcomeUnknown,
     TransactionCanceled,
     TransactionLimitExceeded,
 )
-from .handle import get_handle
-from .retry import cancellation_reasons
 from .unique import one_action_per_lock
 
 if TYPE_CHECKING:

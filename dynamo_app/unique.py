@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Any
 
 from .actions import Action, canonical
 from .app_tables import LOCK_ID, LOCKS
+from .client.handle import get_handle
 from .exceptions import ModelDefinitionError, StaleObjectError, UniqueViolation
-from .handle import get_handle
 
 if TYPE_CHECKING:
     from .models.options import Options

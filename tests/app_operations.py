@@ -2,7 +2,7 @@
 
 tests/conftest.py wraps ``Handle.call`` (every request of the app goes through
 it) for each test and fails a test in which the app sent an operation that
-``dynamo_app.iam.OPERATIONS`` - and so the IAM policy - does not list. A
+``dynamo_app.deploy.iam.OPERATIONS`` - and so the IAM policy - does not list. A
 request counts as the app's when the first caller outside ``handle.py`` is a
 ``dynamo_app`` module other than the test support (``dynamo_app.test*``): a
 test's own requests through the handle (DeleteTable, DescribeTimeToLive to
@@ -18,14 +18,14 @@ from dataclasses import dataclass, field
 from types import FrameType
 from typing import Any
 
-from dynamo_app.handle import Handle
-from dynamo_app.requests import api_name
+from dynamo_app.client.handle import Handle
+from dynamo_app.client.requests import api_name
 
 Call = Callable[..., dict[str, Any]]
 
 
 def _asked_by_app(frame: FrameType | None) -> bool:
-    while frame is not None and frame.f_globals.get("__name__") == "dynamo_app.handle":
+    while frame is not None and frame.f_globals.get("__name__") == "dynamo_app.client.handle":
         frame = frame.f_back  # paginate() and until_processed() call call()
     module = "" if frame is None else str(frame.f_globals.get("__name__", ""))
     return module.startswith("dynamo_app.") and not module.startswith("dynamo_app.test")

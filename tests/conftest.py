@@ -19,7 +19,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def handle_calls(monkeypatch, request):
     """The operations sent through the handle in this test (tests/app_operations.py);
     any, in a test that the engine leg leaves out, fails it (tests/engine_leg.py)."""
-    from dynamo_app.handle import Handle
+    from dynamo_app.client.handle import Handle
     from tests.app_operations import Recorded, recording
     from tests.engine_leg import check_sent
 
@@ -33,14 +33,14 @@ def handle_calls(monkeypatch, request):
 def app_operations(handle_calls):
     """The operations dynamo_app sends in this test; one the IAM policy does not
     list fails the test."""
-    from dynamo_app.iam import OPERATIONS
+    from dynamo_app.deploy.iam import OPERATIONS
 
     sent = handle_calls.app
     yield sent
     unlisted = sent - {op.name for op in OPERATIONS}
     assert not unlisted, (
-        f"dynamo_app sent {sorted(unlisted)}, which dynamo_app.iam.OPERATIONS does not list: "
-        "add it there (with the IAM actions that authorise it), so the IAM policy allows it."
+        f"dynamo_app sent {sorted(unlisted)}, which dynamo_app.deploy.iam.OPERATIONS does not "
+        "list: add it there (with the IAM actions that authorise it), so the IAM policy allows it."
     )
 
 
@@ -86,7 +86,7 @@ def declare(dynamo_db, declared):
 def hook():
     """``hook(event, handler)`` registers a botocore event handler on the handle's
     client for this test."""
-    from dynamo_app.handle import get_handle
+    from dynamo_app.client.handle import get_handle
 
     added = []
 

@@ -47,7 +47,7 @@ class Warnings(logging.Handler):
 
 
 def serve() -> dict[str, Any]:
-    from dynamo_app.handle import get_handle
+    from dynamo_app.client.handle import get_handle
 
     handle = get_handle()
     table = handle.table_name(f"fastpath-{uuid.uuid4().hex[:8]}")

@@ -14,7 +14,7 @@ from botocore.awsrequest import AWSResponse
 from botocore.exceptions import ClientError, ConnectionClosedError, ReadTimeoutError
 from botocore.httpsession import URLLib3Session
 
-from dynamo_app.handle import get_handle
+from dynamo_app.client.handle import get_handle
 
 JSON = {"Content-Type": "application/x-amz-json-1.0"}
 

@@ -11,7 +11,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-from dynamo_app import local_shared
+from dynamo_app.local import shared as local_shared
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -11,9 +11,9 @@ from typing import Any
 
 from django.core.management import call_command
 
-from dynamo_app import schema
-from dynamo_app.handle import get_handle
-from dynamo_app.schema import TableChange
+from dynamo_app.client.handle import get_handle
+from dynamo_app.deploy import schema
+from dynamo_app.deploy.schema import TableChange
 from dynamo_app.tables import IndexDefinition, KeyAttribute, TableDefinition
 
 S, N = "S", "N"

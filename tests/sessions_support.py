@@ -44,7 +44,7 @@ def session_tables(request: pytest.FixtureRequest) -> Iterator[Any]:
 
 def stored_item(session_key: str) -> dict[str, Any] | None:
     """The raw item as DynamoDB holds it (a test's view, not the store's)."""
-    from dynamo_app.handle import get_handle
+    from dynamo_app.client.handle import get_handle
 
     handle = get_handle()
     response = handle.call(

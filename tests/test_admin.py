@@ -25,7 +25,7 @@ from django.utils.encoding import iri_to_uri
 
 from dynamo_app import models
 from dynamo_app.admin import DynamoModelAdmin, object_id, parse_object_id
-from dynamo_app.handle import get_handle
+from dynamo_app.client.handle import get_handle
 from dynamo_app.tables import registry
 from dynamo_app.testing import count_requests
 from project.roster.models import Player, Team, TeamEvent

@@ -7,7 +7,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 import dynamo_app
-from dynamo_app import dumpload, forms, models
+from dynamo_app import forms, models
+from dynamo_app.data import dumpload
 from dynamo_app.exceptions import ModelDefinitionError
 from dynamo_app.testing import count_requests
 

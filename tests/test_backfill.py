@@ -7,10 +7,10 @@ import sys
 import pytest
 from django.core.management import CommandError, call_command
 
-from dynamo_app import backfill
 from dynamo_app.app_tables import CHECKPOINTS
+from dynamo_app.client.handle import get_handle
+from dynamo_app.data import backfill
 from dynamo_app.exceptions import OutcomeUnknown
-from dynamo_app.handle import get_handle
 from dynamo_app.testing import count_requests
 from tests.backfill_support import Article, slugify, touch
 from tests.fault_support import Lost

@@ -34,7 +34,7 @@ from django.test import TestCase, override_settings
 from dynamo_app import app_tables, exceptions
 from dynamo_app.app_tables import CACHE, CACHE_BACKEND
 from dynamo_app.cache import DynamoCache
-from dynamo_app.handle import get_handle
+from dynamo_app.client.handle import get_handle
 from dynamo_app.testing import count_requests
 from tests.django_suite import load
 from tests.schema_support import run

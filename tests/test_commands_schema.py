@@ -9,8 +9,8 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.test import override_settings
 
-from dynamo_app import schema
-from dynamo_app.handle import get_handle
+from dynamo_app.client.handle import get_handle
+from dynamo_app.deploy import schema
 from dynamo_app.testing import settings_for_tests
 from tests.schema_support import EVENT, PLAYER, S, make_table, pretend_status, run
 

@@ -3,7 +3,7 @@
 import pytest
 
 from dynamo_app import app_tables, models
-from dynamo_app.handle import get_handle
+from dynamo_app.client.handle import get_handle
 from dynamo_app.tables import registry
 from dynamo_app.testing import count_requests
 from tests.process_support import run_together

@@ -14,12 +14,14 @@ from collections import Counter
 
 import pytest
 
-from dynamo_app import dax, integrity, models, partiql, transaction
+from dynamo_app import models, partiql, transaction
+from dynamo_app.client import dax
+from dynamo_app.client.handle import Handle, get_handle
 from dynamo_app.conf import parse
+from dynamo_app.data import integrity
+from dynamo_app.deploy.schema import create_table
 from dynamo_app.exceptions import ConnectionFailed, MissingDependency, TableNotFound
-from dynamo_app.handle import Handle, get_handle
-from dynamo_app.local import LocalServer
-from dynamo_app.schema import create_table
+from dynamo_app.local.server import LocalServer
 from dynamo_app.testing import settings_for_tests
 
 # moto keeps its data per process, shared by every server in it: a region of the

@@ -16,8 +16,8 @@ from django.test import Client, override_settings
 from django.urls import path
 from django.views.debug import ExceptionCycleWarning
 
+from dynamo_app.client.handle import get_handle
 from dynamo_app.conf import get_settings
-from dynamo_app.handle import get_handle
 from tests.fault_support import answer
 from tests.test_unique import Player
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from dynamo_app.integrity import check_unique
+from dynamo_app.data.integrity import check_unique
 from project.roster.models import Player, TeamEvent
 from tests.demo_support import demo_site, form, roster, seed, text
 

@@ -31,11 +31,11 @@ from rest_framework.test import APIClient
 
 from dynamo_app import models
 from dynamo_app.admin import DynamoModelAdmin
+from dynamo_app.client.handle import get_handle
 from dynamo_app.contrib.rest_framework import ModelSerializer
-from dynamo_app.dumpload import load
+from dynamo_app.data.dumpload import load
 from dynamo_app.exceptions import LoadError, ValidationError
 from dynamo_app.forms import modelform_factory
-from dynamo_app.handle import get_handle
 
 
 class DoorTicket(models.Model):

@@ -11,11 +11,11 @@ from django.core.management import CommandError, call_command
 from django.core.validators import MaxValueValidator
 
 from dynamo_app import models
-from dynamo_app.dumpload import load, load_fixture, record
+from dynamo_app.client.handle import get_handle
+from dynamo_app.data.dumpload import load, load_fixture, record
+from dynamo_app.data.integrity import check_unique
+from dynamo_app.data.progress import Progress
 from dynamo_app.exceptions import LoadError, QueryError
-from dynamo_app.handle import get_handle
-from dynamo_app.integrity import check_unique
-from dynamo_app.progress import Progress
 from dynamo_app.testing import count_requests
 from dynamo_app.unique import LOCK_TABLE
 from tests.fault_support import Intercepted, Lost, answer

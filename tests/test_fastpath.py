@@ -1,4 +1,4 @@
-"""The fast client path (dynamo_app.fastpath): never the reason an app fails to
+"""The fast client path (dynamo_app.client.fastpath): never the reason an app fails to
 start or a request fails. A project on a botocore without the internals it uses
 imports, starts and serves; each part left out says so once."""
 
@@ -17,8 +17,9 @@ from django.conf import settings
 from django.test import override_settings
 
 import dynamo_app
-from dynamo_app import exceptions, fallback, models, parser, pipeline, sigv4
-from dynamo_app.handle import get_handle
+from dynamo_app import exceptions, models
+from dynamo_app.client import fallback, parser, pipeline, sigv4
+from dynamo_app.client.handle import get_handle
 from dynamo_app.testing import count_requests
 from tests.fault_support import Damaged, changed_byte
 from tests.process_support import child_environ, run_python

@@ -9,9 +9,9 @@ import pytest
 from django.apps import apps as django_apps
 from django.test import override_settings
 
+from dynamo_app.data.integrity import check_unique
 from dynamo_app.exceptions import ConnectionFailed
-from dynamo_app.integrity import check_unique
-from dynamo_app.local import LocalServer
+from dynamo_app.local.server import LocalServer
 from dynamo_app.testing import create_tables, settings_for_tests
 from tests.test_unique import Player, lock_values
 

@@ -7,9 +7,9 @@ from django.core.exceptions import ImproperlyConfigured
 from django.test import override_settings
 
 from dynamo_app import exceptions
+from dynamo_app.client.handle import Handle, get_handle
 from dynamo_app.conf import get_settings
-from dynamo_app.handle import Handle, get_handle
-from dynamo_app.local import LocalServer
+from dynamo_app.local.server import LocalServer
 from dynamo_app.testing import count_requests
 
 CANARY = "CANARY-SECRET-7d41aa"

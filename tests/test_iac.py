@@ -20,7 +20,7 @@ import yaml
 from django.core.management import CommandError
 from django.test import override_settings
 
-from dynamo_app.handle import get_handle
+from dynamo_app.client.handle import get_handle
 from dynamo_app.tables import IndexDefinition, KeyAttribute, TableDefinition, registry
 from dynamo_app.test.store import TestStore
 from tests.schema_support import EVENT, PLAYER, S, run

@@ -1,6 +1,6 @@
 """``dynamo_plan --iam-policy``: exactly the operations dynamo_app sends.
 
-The proof has three parts. ``dynamo_app.iam.OPERATIONS`` lists the operations;
+The proof has three parts. ``dynamo_app.deploy.iam.OPERATIONS`` lists the operations;
 tests/conftest.py fails every test of the suite in which the app sent one it
 does not list (tests/app_operations.py says how a request is told to be the
 app's); ``test_the_app_sends_every_listed_operation`` sends each listed one
@@ -19,9 +19,10 @@ from django.core.management import call_command
 from django.test import override_settings
 
 import dynamo_app
-from dynamo_app import iam, models, partiql, schema
-from dynamo_app.handle import get_handle
-from dynamo_app.iac import DeployedTable
+from dynamo_app import models, partiql
+from dynamo_app.client.handle import get_handle
+from dynamo_app.deploy import iam, schema
+from dynamo_app.deploy.iac import DeployedTable
 from dynamo_app.streams.consumer import Consumer
 from dynamo_app.tables import IndexDefinition, KeyAttribute, TableDefinition
 from tests.schema_support import EVENT, PLAYER, make_table, run

@@ -14,7 +14,8 @@ from decimal import Decimal
 
 import pytest
 
-from dynamo_app import models, wire
+from dynamo_app import models
+from dynamo_app.client import wire
 from dynamo_app.exceptions import ItemTooLarge, ValidationError
 from dynamo_app.testing import count_requests
 

@@ -11,8 +11,8 @@ from django.conf import settings
 from django.test import override_settings
 
 from dynamo_app import models
+from dynamo_app.data.integrity import check_unique
 from dynamo_app.exceptions import AlreadyApplied, UniqueViolation
-from dynamo_app.integrity import check_unique
 from dynamo_app.sessions import SessionStore
 from tests.thread_support import in_threads
 

@@ -9,8 +9,9 @@ import pytest
 from botocore.exceptions import ClientError
 from django.core.management import CommandError, call_command
 
-from dynamo_app import local, local_state
 from dynamo_app.exceptions import StateFileError
+from dynamo_app.local import server as local
+from dynamo_app.local import state as local_state
 from dynamo_app.testing import moto_only
 from tests.thread_support import in_threads
 

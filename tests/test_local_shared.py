@@ -16,14 +16,15 @@ from typing import Any
 
 import pytest
 
-from dynamo_app import local, local_state
+from dynamo_app.local import server as local
+from dynamo_app.local import state as local_state
 from dynamo_app.testing import moto_only
 from tests.local_project import ROOT, Project
 
 pytestmark = [moto_only, pytest.mark.processes]
 
 NOTES = "from notes.models import Note; print(sorted(n.text for n in Note.objects.scan()))"
-ENDPOINT = "from dynamo_app.handle import get_handle; print(get_handle().endpoint_url)"
+ENDPOINT = "from dynamo_app.client.handle import get_handle; print(get_handle().endpoint_url)"
 UNVERIFIED = 'DYNAMO["VERIFY_SCHEMA"] = False\n'  # no tables needed to start
 
 
@@ -77,7 +78,7 @@ def _servers_for(state_file: Path) -> list[str]:
     return [
         line
         for line in listing.splitlines()
-        if "dynamo_app.local_shared" in line and str(state_file) in line
+        if "dynamo_app.local.shared" in line and str(state_file) in line
     ]
 
 
@@ -131,7 +132,7 @@ def test_the_server_stops_when_no_process_has_used_it_for_a_while(tmp_path):
         [
             sys.executable,
             "-c",
-            f"from pathlib import Path; from dynamo_app.local_shared import serve; "
+            f"from pathlib import Path; from dynamo_app.local.shared import serve; "
             f"serve(Path({str(state)!r}), idle_stop=0.5)",
         ],
         cwd=ROOT,
@@ -233,7 +234,8 @@ def test_a_test_run_never_uses_the_projects_store(project):
         ),
         (
             "",
-            "import django; django.setup(); from dynamo_app.handle import get_handle; get_handle()",
+            "import django; django.setup(); from dynamo_app.client.handle import get_handle; "
+            "get_handle()",
         ),
     ],
 )

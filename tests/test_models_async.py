@@ -202,7 +202,7 @@ def test_concurrent_async_calls_run_on_the_apps_pool_of_async_threads(dynamo_db)
     from django.conf import settings
     from django.test import override_settings
 
-    from dynamo_app.handle import get_handle
+    from dynamo_app.client.handle import get_handle
 
     AsyncReading.objects.bulk_save(AsyncReading(sensor="pool", at=i) for i in range(8))
     with override_settings(DYNAMO={**settings.DYNAMO, "ASYNC_THREADS": 3}):

@@ -6,9 +6,10 @@ from decimal import Decimal
 
 import pytest
 
-from dynamo_app import models, wire
+from dynamo_app import models
+from dynamo_app.client import wire
+from dynamo_app.client.handle import get_handle
 from dynamo_app.exceptions import ItemTooLarge, StoredValueError, ValidationError
-from dynamo_app.handle import get_handle
 
 
 class Everything(models.Model):

@@ -8,8 +8,8 @@ import pytest
 
 import dynamo_app
 from dynamo_app import models
+from dynamo_app.client.handle import get_handle
 from dynamo_app.exceptions import BatchIncomplete, ConditionFailed, WriteError
-from dynamo_app.handle import get_handle
 from dynamo_app.models import Attr
 from dynamo_app.testing import count_requests
 

@@ -21,10 +21,10 @@ import dynamo_app
 from dynamo_app import exceptions, signals
 from dynamo_app.app_tables import CACHE
 from dynamo_app.cache import DynamoCache
-from dynamo_app.handle import get_handle
-from dynamo_app.integrity import check_unique
+from dynamo_app.client.handle import get_handle
+from dynamo_app.client.retry import Repeat, repeatable
+from dynamo_app.data.integrity import check_unique
 from dynamo_app.models import Attr
-from dynamo_app.retry import Repeat, repeatable
 from dynamo_app.sessions import SessionStore
 from dynamo_app.testing import ENGINE, count_requests
 from project.roster.models import Player

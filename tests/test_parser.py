@@ -7,8 +7,8 @@ import botocore.session
 import pytest
 from botocore.parsers import JSONParser
 
-from dynamo_app import parser
-from dynamo_app.parser import DynamoJSONParser
+from dynamo_app.client import parser
+from dynamo_app.client.parser import DynamoJSONParser
 
 MODEL = botocore.session.get_session().get_service_model("dynamodb")
 

@@ -15,6 +15,7 @@ import pytest
 from botocore.exceptions import ClientError
 
 from dynamo_app import models, partiql
+from dynamo_app.client.handle import get_handle
 from dynamo_app.exceptions import (
     AlreadyExists,
     ConditionFailed,
@@ -23,7 +24,6 @@ from dynamo_app.exceptions import (
     Throttled,
     TransactionCanceled,
 )
-from dynamo_app.handle import get_handle
 from dynamo_app.testing import ENGINE, count_requests
 from tests.fault_support import Lost
 

@@ -1,4 +1,4 @@
-"""The handle's leaner botocore client (dynamo_app.pipeline): the endpoint resolved
+"""The handle's leaner botocore client (dynamo_app.client.pipeline): the endpoint resolved
 once per operation and tables, botocore's retry machinery gone, requests otherwise
 as botocore makes them."""
 
@@ -12,7 +12,7 @@ import pytest
 
 import dynamo_app
 from dynamo_app import models
-from dynamo_app.handle import get_handle
+from dynamo_app.client.handle import get_handle
 
 pytestmark = pytest.mark.skipif(
     importlib.util.find_spec("botocore.context") is None,

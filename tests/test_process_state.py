@@ -8,11 +8,13 @@ from pathlib import Path
 from django.conf import settings
 from django.test.utils import override_settings
 
-from dynamo_app import apps, handle, local
+from dynamo_app import apps
+from dynamo_app.client import handle
+from dynamo_app.local import server as local
 from dynamo_app.test.store import TestStore
 
 IMPORT_THE_PLUGIN = (
-    "import dynamo_app.testing, dynamo_app.handle as h, dynamo_app.local as l, "
+    "import dynamo_app.testing, dynamo_app.client.handle as h, dynamo_app.local.server as l, "
     "dynamo_app.apps as a; print(h.validate_parameters, l.share_embedded, "
     "hasattr(a, 'schema_check_at_startup'))"
 )

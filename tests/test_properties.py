@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dynamo_app import wire
+from dynamo_app.client import wire
 from dynamo_app.exceptions import ValidationError
 from dynamo_app.testing import count_requests
 from tests.test_models_fields import Everything

@@ -10,24 +10,24 @@ import pytest
 PUBLIC_MODULES = [
     "dynamo_app",
     "dynamo_app.admin",
-    "dynamo_app.backfill",
     "dynamo_app.cache",
+    "dynamo_app.client.dax",
+    "dynamo_app.client.handle",
     "dynamo_app.conf",
     "dynamo_app.contrib.debug_toolbar",
     "dynamo_app.contrib.rest_framework",
     "dynamo_app.counters",
-    "dynamo_app.dax",
-    "dynamo_app.dumpload",
+    "dynamo_app.data.backfill",
+    "dynamo_app.data.dumpload",
+    "dynamo_app.data.serialization",
     "dynamo_app.exceptions",
     "dynamo_app.forms",
-    "dynamo_app.handle",
     "dynamo_app.middleware",
     "dynamo_app.models",
     "dynamo_app.partiql",
     "dynamo_app.permissions",
     "dynamo_app.requests",
     "dynamo_app.sequences",
-    "dynamo_app.serialization",
     "dynamo_app.sessions",
     "dynamo_app.signals",
     "dynamo_app.streams",
@@ -60,7 +60,8 @@ def test_every_error_class_is_exported():
 
 
 def test_documented_api_names_are_exported():
-    from dynamo_app import conf, handle, sessions
+    from dynamo_app import conf, sessions
+    from dynamo_app.client import handle
 
     assert {"Handle", "get_handle", "using"} <= set(handle.__all__)
     assert "get_settings" in conf.__all__

@@ -9,7 +9,7 @@ at the run's test server, empty tables. So a page declares every model it uses (
 * ```python: run by pytest-examples (pydantic's): a block runs as a module holding the
   names the page's blocks before it left, each ``#>`` comment under a ``print()`` must be
   what it prints, and a traceback names the page's lines. Before each Python block the tables
-  declared so far are created (``dynamo_app.schema.migrate``, as ``AUTO_MIGRATE`` does).
+  declared so far are created (``dynamo_app.deploy.schema.migrate``, as ``AUTO_MIGRATE`` does).
   A block that starts with ``# settings.py`` is applied as settings: its ``DYNAMO`` is
   parsed as written, then pointed at the test server; a list with ``...`` must hold its
   other entries in the suite's settings. A ``test_*`` function or ``TestCase`` it defines
@@ -54,8 +54,9 @@ from django.test import override_settings
 from markdown_it import MarkdownIt
 from pytest_examples import CodeExample, EvalExample
 
-from dynamo_app import app_tables, conf, schema
-from dynamo_app.handle import get_handle
+from dynamo_app import app_tables, conf
+from dynamo_app.client.handle import get_handle
+from dynamo_app.deploy import schema
 from dynamo_app.test.counting import count_requests
 from dynamo_app.testing import moto_only, settings_for_tests
 

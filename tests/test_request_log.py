@@ -1,4 +1,4 @@
-"""The request log and the counters (dynamo_app.requests), consumed capacity,
+"""The request log and the counters (dynamo_app.client.requests), consumed capacity,
 RequestCountMiddleware and assertNumRequests: one line per call, values masked
 unless LOG_VALUES asks, and counts per thread and asyncio task, never mixed."""
 
@@ -20,9 +20,10 @@ from django.http import HttpRequest, HttpResponse
 from django.test import AsyncClient, Client, TestCase, override_settings
 from django.urls import path
 
-from dynamo_app import models, requests
+from dynamo_app import models
+from dynamo_app.client import requests
+from dynamo_app.client.requests import Request, masked
 from dynamo_app.conf import parse
-from dynamo_app.requests import Request, masked
 from dynamo_app.test import RequestAssertions
 from dynamo_app.testing import ENGINE, count_requests
 from tests.thread_support import in_threads
@@ -46,7 +47,7 @@ def section(**keys: Any) -> dict[str, Any]:
 
 @pytest.fixture
 def request_log(caplog: pytest.LogCaptureFixture) -> Iterator[pytest.LogCaptureFixture]:
-    """caplog, with dynamo_app.requests at DEBUG."""
+    """caplog, with dynamo_app.client.requests at DEBUG."""
     with caplog.at_level(logging.DEBUG, logger="dynamo_app.requests"):
         yield caplog
 
@@ -131,7 +132,7 @@ def test_nothing_is_built_when_no_one_listens(dynamo_db, monkeypatch):
         built.append(fields)
         return Request(**fields)
 
-    monkeypatch.setattr("dynamo_app.requests.Request", recording)
+    monkeypatch.setattr("dynamo_app.client.requests.Request", recording)
     ObsReading.objects.create(sensor="s1", at=1)
     assert built == []
     with count_requests():
@@ -141,7 +142,7 @@ def test_nothing_is_built_when_no_one_listens(dynamo_db, monkeypatch):
 
 def test_no_call_reaches_the_request_log_when_no_one_listens(dynamo_db, monkeypatch, caplog):
     """No count_requests() block open anywhere, the log below DEBUG: Handle.call
-    calls nothing in dynamo_app.requests (issue 20: a plain save() crosses one
+    calls nothing in dynamo_app.client.requests (issue 20: a plain save() crosses one
     module less). Either listener brings the report back."""
     reported = []
     sent = requests.sent
@@ -216,7 +217,7 @@ def test_capacity_is_asked_for_on_every_request_that_takes_it_at_no_extra_reques
         workload()
     dynamo_db.call("delete_table", TableName=dynamo_db.table_name("obs_reading"))
     with override_settings(DYNAMO=section(RETURN_CONSUMED_CAPACITY=value)):
-        from dynamo_app.schema import migrate
+        from dynamo_app.deploy.schema import migrate
 
         migrate()
         with count_requests() as counted:
@@ -442,7 +443,7 @@ def test_the_middleware_after_the_session_middleware_is_a_warning_naming_the_fix
 
 
 def test_testing_helpers_import_without_pytest_and_change_nothing(monkeypatch):
-    from dynamo_app import handle
+    from dynamo_app.client import handle
 
     before = (handle.refused, handle.validate_parameters, logging.getLogRecordFactory())
     monkeypatch.setitem(sys.modules, "pytest", None)  # `import pytest` fails

@@ -14,8 +14,8 @@ from botocore.exceptions import (
 )
 
 from dynamo_app import exceptions
+from dynamo_app.client.retry import Decision, RetryPolicy, Tally, classify
 from dynamo_app.conf import RetrySettings
-from dynamo_app.retry import Decision, RetryPolicy, Tally, classify
 from dynamo_app.testing import count_requests
 from tests.fault_support import Faults, client_error
 

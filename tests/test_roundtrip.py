@@ -9,7 +9,7 @@ import json
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dynamo_app.dumpload import load, record
+from dynamo_app.data.dumpload import load, record
 from tests.test_field_twins import EVERYTHING, canonical
 from tests.test_models_fields import Everything, raw_item
 from tests.test_properties import text

@@ -16,7 +16,7 @@ import importlib.util
 from pathlib import Path
 
 from dynamo_app import models
-from dynamo_app.handle import Handle
+from dynamo_app.client.handle import Handle
 
 WRITE_PATH_BUDGET = 8
 
@@ -26,7 +26,7 @@ save_path = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(save_path)
 
 # Handle.call as a project has it: tests/conftest.py wraps it in every test with
-# a recorder that calls into dynamo_app.requests, which a user's save() does not.
+# a recorder that calls into dynamo_app.client.requests, which a user's save() does not.
 USERS_CALL = Handle.call
 
 
@@ -43,7 +43,8 @@ def test_a_plain_save_stays_within_its_module_budget(dynamo_db, monkeypatch):
 
     path = save_path.write_path(save_path.calls_by_function(save_path.profile(note.save, 3)))
 
-    assert {"models.base", "models.writes", "handle"} <= set(path)  # the profile saw the save
+    # the profile saw the save
+    assert {"models.base", "models.writes", "client.handle"} <= set(path)
     assert len(path) <= WRITE_PATH_BUDGET, (
         f"a plain save() crosses {len(path)} modules, over its budget of "
         f"{WRITE_PATH_BUDGET}: {', '.join(path)} (python bin/save_path.py --calls)"

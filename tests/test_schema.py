@@ -12,10 +12,10 @@ import pytest
 from botocore.exceptions import ClientError
 from django.test import override_settings
 
-from dynamo_app import schema
+from dynamo_app.client.handle import get_handle
+from dynamo_app.deploy import schema
+from dynamo_app.deploy.schema import ChangeKind
 from dynamo_app.exceptions import MigrationTimeout, SchemaMismatch
-from dynamo_app.handle import get_handle
-from dynamo_app.schema import ChangeKind
 from dynamo_app.tables import IndexDefinition, KeyAttribute, TableDefinition, registry
 from dynamo_app.testing import RequestCounter, count_requests, settings_for_tests
 from tests.schema_support import (
@@ -380,7 +380,7 @@ def test_verify_of_50_tables_overlaps_the_round_trips(dynamo_db, hook, caplog):
 def test_importing_the_app_installs_nothing_on_other_libraries_loggers() -> None:
     """The describe threads stay within the client's pool instead (no urllib3
     "Connection pool is full" to hide): another library's logger is its owner's."""
-    import dynamo_app.schema  # noqa: F401
+    import dynamo_app.deploy.schema  # noqa: F401
 
     for name in ("urllib3", "urllib3.connectionpool", "botocore", "boto3"):
         assert logging.getLogger(name).filters == [], name

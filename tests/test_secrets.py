@@ -8,11 +8,11 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.test import override_settings
 
-from dynamo_app import schema
+from dynamo_app.client.handle import get_handle
 from dynamo_app.conf import get_settings
+from dynamo_app.deploy import schema
 from dynamo_app.exceptions import ConnectionFailed, ServiceError, TableNotFound
-from dynamo_app.handle import get_handle
-from dynamo_app.local import LocalServer
+from dynamo_app.local.server import LocalServer
 from dynamo_app.testing import settings_for_tests
 
 # Real keys and tokens hold '/', '+' and '='; a mask must not miss them.

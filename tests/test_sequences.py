@@ -11,7 +11,8 @@ import os
 import pytest
 from django.core.management import CommandError, call_command
 
-from dynamo_app import app_tables, dumpload, models, sequences
+from dynamo_app import app_tables, models, sequences
+from dynamo_app.data import dumpload
 from dynamo_app.exceptions import AlreadyExists, ModelDefinitionError, SequenceError
 from dynamo_app.sequences import Sequence
 from dynamo_app.tables import registry

@@ -10,8 +10,8 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.http import JsonResponse
 
 from dynamo_app import models
+from dynamo_app.data.serialization import JSONEncoder, wire_from_json, wire_to_json
 from dynamo_app.exceptions import ValidationError
-from dynamo_app.serialization import JSONEncoder, wire_from_json, wire_to_json
 
 
 class Everything(models.Model):

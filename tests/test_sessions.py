@@ -24,7 +24,7 @@ from django.test import override_settings
 from django.utils import timezone
 
 from dynamo_app import exceptions
-from dynamo_app.handle import get_handle
+from dynamo_app.client.handle import get_handle
 from dynamo_app.sessions import SESSION_TABLE, SessionStore
 from dynamo_app.testing import count_requests
 from tests.sessions_support import ENGINE, stored_item

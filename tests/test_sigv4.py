@@ -1,4 +1,4 @@
-"""dynamo_app.sigv4: AWS's published SigV4 test vectors, and botocore's own
+"""dynamo_app.client.sigv4: AWS's published SigV4 test vectors, and botocore's own
 signature of every operation the app sends (the workload of test_iam, which
 proves it sends every one), byte for byte; LEAN_SIGNING=False is botocore's signer."""
 
@@ -13,8 +13,9 @@ from botocore.credentials import Credentials
 from django.conf import settings
 from django.test import override_settings
 
-from dynamo_app import iam, sigv4
-from dynamo_app.handle import get_handle
+from dynamo_app.client import sigv4
+from dynamo_app.client.handle import get_handle
+from dynamo_app.deploy import iam
 from tests import test_iam
 from tests.test_iam import IamReading
 

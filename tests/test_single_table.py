@@ -504,7 +504,7 @@ def test_a_collection_over_an_index(dynamo_db):
 
 
 def test_a_backfill_changes_the_models_items_only(dynamo_db):
-    from dynamo_app import backfill
+    from dynamo_app.data import backfill
 
     StTeam.objects.create(team_id="t1", name="Hawks")
     StPlayer.objects.create(team_id="t1", player_id="p1", player_name="ann", number=1)

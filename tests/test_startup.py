@@ -13,9 +13,9 @@ from django.core.exceptions import ImproperlyConfigured
 from django.test import override_settings
 
 from dynamo_app import apps as dynamo_apps
-from dynamo_app import handle
+from dynamo_app.client import handle
+from dynamo_app.client.handle import get_handle
 from dynamo_app.exceptions import SchemaMismatch
-from dynamo_app.handle import get_handle
 from dynamo_app.tables import registry
 from dynamo_app.testing import RequestCounter, count_requests, settings_for_tests
 from tests.schema_support import EVENT, S, make_table

@@ -9,8 +9,8 @@ import boto3
 import pytest
 
 from dynamo_app import models
-from dynamo_app.handle import get_handle
-from dynamo_app.local import LocalServer
+from dynamo_app.client.handle import get_handle
+from dynamo_app.local.server import LocalServer
 from dynamo_app.tables import registry
 from dynamo_app.test import count_requests
 from dynamo_app.testing import moto_only

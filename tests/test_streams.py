@@ -15,8 +15,8 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from dynamo_app import app_tables, models
+from dynamo_app.client.handle import get_handle
 from dynamo_app.exceptions import MalformedStreamEvent, ModelDefinitionError, ReceiverFailed
-from dynamo_app.handle import get_handle
 from dynamo_app.streams import StreamRecord, lambda_handler, receiver, receivers
 from dynamo_app.streams.consumer import Consumer
 from dynamo_app.streams.records import from_lambda, parse

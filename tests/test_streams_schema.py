@@ -6,10 +6,11 @@ from typing import Any
 
 import pytest
 
-from dynamo_app import models, schema
+from dynamo_app import models
+from dynamo_app.client.handle import get_handle
+from dynamo_app.deploy import schema
+from dynamo_app.deploy.schema import ChangeKind
 from dynamo_app.exceptions import ModelDefinitionError, SchemaMismatch
-from dynamo_app.handle import get_handle
-from dynamo_app.schema import ChangeKind
 from dynamo_app.tables import KeyAttribute, TableDefinition
 from dynamo_app.testing import count_requests
 from tests.schema_support import changes_of, make_table

@@ -39,7 +39,7 @@ TEAMS = 16
 # A development store in a process of its own (moto's data is per process).
 DEV_STORE = """
 import sys
-from dynamo_app.local import LocalServer
+from dynamo_app.local.server import LocalServer
 server = LocalServer(state_file=sys.argv[1] or None).start()
 print(server.url, flush=True)
 sys.stdin.read()

@@ -7,7 +7,9 @@ from django.test import override_settings
 
 import dynamo_app
 from dynamo_app import models
+from dynamo_app.client.handle import Handle, get_handle, using
 from dynamo_app.conf import get_settings
+from dynamo_app.data.integrity import check_unique
 from dynamo_app.exceptions import (
     AlreadyExists,
     BatchIncomplete,
@@ -17,8 +19,6 @@ from dynamo_app.exceptions import (
     ValidationError,
     WriteError,
 )
-from dynamo_app.handle import Handle, get_handle, using
-from dynamo_app.integrity import check_unique
 from dynamo_app.testing import count_requests
 from dynamo_app.unique import LOCK_TABLE
 from tests.thread_support import in_threads

@@ -5,7 +5,7 @@ import pytest
 
 import dynamo_app
 from dynamo_app import exceptions, models
-from dynamo_app.handle import get_handle
+from dynamo_app.client.handle import get_handle
 from dynamo_app.models import Attr, writes
 from tests.fault_support import Faults, client_error
 

@@ -7,7 +7,7 @@
         "dynamo_app.contrib.debug_toolbar.RequestsPanel",
     ]
 
-It lists the requests ``dynamo_app.requests`` saw while the page was made -
+It lists the requests ``dynamo_app.client.requests`` saw while the page was made -
 operation, table, index, parameters, attempts, time, consumed capacity - with
 item values masked unless ``DYNAMO["LOG_VALUES"]`` is on. Nothing imports this
 module but that setting, so without the toolbar nothing of it is loaded.
@@ -20,8 +20,8 @@ import json
 from collections.abc import Awaitable
 from typing import Any
 
+from ..client.requests import Request, RequestCounter, count_requests
 from ..exceptions import MissingDependency
-from ..requests import Request, RequestCounter, count_requests
 
 try:
     from debug_toolbar.panels import Panel

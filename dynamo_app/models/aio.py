@@ -2,7 +2,7 @@
 
 One implementation of every behaviour: ``asave(...)`` is ``save(...)`` - the
 same requests, the same errors - called off the event loop. The thread is one
-of the app's pool (``dynamo_app.threads``, ``DYNAMO['ASYNC_THREADS']``), not
+of the app's pool (``dynamo_app.client.threads``, ``DYNAMO['ASYNC_THREADS']``), not
 Django's single sync thread: boto3 clients are thread-safe, so concurrent ASGI
 requests need not queue behind each other.
 """
@@ -13,7 +13,7 @@ import functools
 from collections.abc import Callable, Coroutine, Iterator
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
-from .. import threads
+from ..client import threads
 
 S = TypeVar("S")
 P = ParamSpec("P")

@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Self, cast
 
 from django.utils.translation import ngettext
 
-from .. import app_tables, exceptions, signals, wire
+from .. import app_tables, exceptions, signals
+from ..client import wire
 from ..conf import require_installed
 from ..exceptions import ModelDefinitionError
 from ..expressions import Condition
@@ -221,7 +222,7 @@ class Model(metaclass=ModelBase):
         """Stored attributes the model does not declare (kept, and saved back)."""
         return {name: wire.decode(value) for name, value in self._state.extra.items()}
 
-    # --- the typed JSON form (see dynamo_app.serialization). It is imported in the
+    # --- the typed JSON form (see dynamo_app.data.serialization). It is imported in the
     # methods: serialization imports the field classes, which runs this package's
     # __init__ and so this module, and importing serialization first must not meet
     # a half-built models package.
@@ -229,7 +230,7 @@ class Model(metaclass=ModelBase):
     def to_dict(self) -> dict[str, Any]:
         """Every field by name, JSON-safe and exact: ``json.dumps(obj.to_dict())``
         reads back with ``Model.from_dict()`` as the same values."""
-        from ..serialization import to_dict
+        from ..data.serialization import to_dict
 
         return to_dict(self)
 
@@ -237,7 +238,7 @@ class Model(metaclass=ModelBase):
     def from_dict(cls, data: dict[str, Any]) -> Self:
         """A new, unsaved instance from ``to_dict()``'s form, checked as a save
         would check it (``ValidationError`` naming the field)."""
-        from ..serialization import from_dict
+        from ..data.serialization import from_dict
 
         return from_dict(cls, data)
 

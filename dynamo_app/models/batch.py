@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from django.utils.translation import ngettext
 
 from ..actions import Action
+from ..client.handle import get_handle
 from ..exceptions import (
     BatchIncomplete,
     BatchOutcomeUnknown,
@@ -30,7 +31,6 @@ from ..exceptions import (
     OutcomeUnknown,
     WriteError,
 )
-from ..handle import get_handle
 from ..transactions import MAX_ACTIONS, MAX_REQUEST_BYTES, Transaction
 
 if TYPE_CHECKING:

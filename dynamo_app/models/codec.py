@@ -26,7 +26,7 @@ from datetime import UTC, date, datetime
 from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any
 
-from .. import wire
+from ..client import wire
 from .state import ItemState
 
 if TYPE_CHECKING:

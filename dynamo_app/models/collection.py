@@ -21,11 +21,11 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from django.utils.translation import ngettext
 
-from .. import wire
+from ..client import wire
+from ..client.handle import get_handle
 from ..conf import MASK
 from ..exceptions import ModelDefinitionError, QueryError
 from ..expressions import Attr, Compiler, all_of
-from ..handle import get_handle
 from . import cursors
 from .aio import in_thread
 from .query import MAX_LIMIT

@@ -47,7 +47,7 @@ from django.utils.functional import Promise
 from django.utils.hashable import make_hashable
 from django.utils.text import capfirst
 
-from .. import wire
+from ..client import wire
 from ..exceptions import ModelDefinitionError, StoredValueError, ValidationError
 from ..sequences import Sequence, check_cache
 from . import formfields, jsonform
@@ -522,7 +522,7 @@ class Field(Generic[_T]):
 
     def to_json(self, value: Any) -> Any:
         """``value`` in its typed JSON form (``to_dict()``, dump lines; see
-        ``dynamo_app.serialization``), checked by ``encode()`` first."""
+        ``dynamo_app.data.serialization``), checked by ``encode()`` first."""
         if value is None:
             return None
         encoded = self.encode(value)

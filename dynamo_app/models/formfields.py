@@ -14,7 +14,7 @@ from django import forms
 from django.core import validators
 from django.core.exceptions import ValidationError as DjangoValidationError
 
-from .. import wire
+from ..client import wire
 
 
 class SetField(forms.Field):

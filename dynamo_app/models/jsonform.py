@@ -1,5 +1,5 @@
 """The typed JSON form of wire values: what ``Field.to_json()`` / ``from_json()``
-build on (``to_dict()``, the lines of ``dynamo_dump``; see ``dynamo_app.serialization``).
+build on (``to_dict()``, the lines of ``dynamo_dump``; see ``dynamo_app.data.serialization``).
 
 JSON has no bytes, no sets and, in most parsers, no exact numbers past 2**53. So a
 number is a JSON integer when every parser keeps it (``|n| < 2**53``), else its exact

@@ -12,10 +12,10 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Generic, Self, TypeVar
 
 from .. import signals
+from ..client.handle import get_handle
+from ..client.retry import same_item
 from ..exceptions import AlreadyExists, OutcomeUnknown, QueryError, StaleObjectError
 from ..expressions import Condition
-from ..handle import get_handle
-from ..retry import same_item
 from . import batch
 from .aio import in_thread
 from .habits import orm_method

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.text import camel_case_to_spaces
 
-from .. import wire
+from ..client import wire
 from ..exceptions import DynamoError, ItemTooLarge, QueryError, ValidationError
 from ..expressions import Compiler, Path, parse_path
 from ..tables import IndexDefinition, KeyAttribute, TableDefinition, snake_case

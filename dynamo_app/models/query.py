@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from django.utils.translation import ngettext
 
+from ..client.handle import get_handle
 from ..exceptions import QueryError
 from ..expressions import (
     KEY_LOOKUPS,
@@ -35,7 +36,6 @@ from ..expressions import (
     lookup_condition,
     split_lookup,
 )
-from ..handle import get_handle
 from . import cursors, templates
 from .aio import in_thread, next_in_thread
 from .habits import orm_method, slicing

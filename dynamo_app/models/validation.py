@@ -24,8 +24,8 @@ from django.utils.text import capfirst, get_text_list
 from django.utils.translation import ngettext
 
 from ..app_tables import LOCK_ID
+from ..client.handle import get_handle
 from ..exceptions import BatchIncomplete, QueryError, ValidationError
-from ..handle import get_handle
 from ..unique import LOCK_TABLE, Unique, owner_id
 from .fields import Field
 from .writes import stored_values, unique_fields

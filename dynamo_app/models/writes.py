@@ -27,6 +27,7 @@ from django.utils.translation import ngettext
 
 from .. import signals
 from ..actions import Action
+from ..client.handle import get_handle
 from ..exceptions import (
     AlreadyExists,
     ConditionFailed,
@@ -35,7 +36,6 @@ from ..exceptions import (
     WriteError,
 )
 from ..expressions import Attr, Compiler, Condition, Update, all_of
-from ..handle import get_handle
 from ..transactions import Transaction, TransactionBlock
 
 if TYPE_CHECKING:

@@ -21,8 +21,8 @@ from datetime import UTC, datetime
 from typing import Any, Literal
 
 from ..app_tables import CHECKPOINT_SEQUENCE, STREAM_ARN, STREAM_CHECKPOINTS, STREAM_SHARD
+from ..client.handle import Handle, get_handle
 from ..exceptions import ServiceError
-from ..handle import Handle, get_handle
 from .dispatch import Dispatcher
 
 Start = Literal["trim_horizon", "latest"]

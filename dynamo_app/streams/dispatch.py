@@ -13,8 +13,8 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from ..client.handle import Handle, get_handle
 from ..exceptions import ModelDefinitionError, ReceiverFailed, StreamError
-from ..handle import Handle, get_handle
 from .records import StreamRecord, parse
 
 if TYPE_CHECKING:

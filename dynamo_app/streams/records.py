@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, cast
 
-from ..parser import binary_values
+from ..client.parser import binary_values
 
 if TYPE_CHECKING:
     from ..models.base import Model

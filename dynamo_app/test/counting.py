@@ -1,6 +1,6 @@
 """Counting the DynamoDB requests a block of code sends (the one-request economy, in tests).
 
-``count_requests()`` is ``dynamo_app.requests``'s: it needs no pytest and
+``count_requests()`` is ``dynamo_app.client.requests``'s: it needs no pytest and
 counts per thread and asyncio task. ``RequestAssertions`` gives a
 ``django.test.TestCase`` ``assertNumRequests``, as Django's has ``assertNumQueries``.
 """
@@ -11,7 +11,7 @@ import contextlib
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from ..requests import RequestCounter, count_requests
+from ..client.requests import RequestCounter, count_requests
 
 __all__ = ["RequestAssertions", "RequestCounter", "count_requests"]
 

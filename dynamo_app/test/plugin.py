@@ -33,7 +33,7 @@ from typing import Any
 
 import pytest
 
-from .. import handle
+from ..client import handle
 from .counting import RequestCounter, count_requests
 from .store import ENDPOINT_ENV, ENGINE, TestStore, has_class_data
 
@@ -46,7 +46,7 @@ NOT_REQUESTED = (
 
 moto_only = pytest.mark.skipif(
     ENGINE != "moto",
-    reason=f"about dynamo_app.local's moto server, not the engine {ENDPOINT_ENV} selects",
+    reason=f"about dynamo_app.local.server's moto server, not the engine {ENDPOINT_ENV} selects",
 )
 
 
@@ -119,7 +119,7 @@ def dynamo_server(django_test_environment: Any) -> Iterator[TestStore]:
 def dynamo_db(request: pytest.FixtureRequest, dynamo_server: TestStore) -> Iterator[Any]:
     from django.conf import settings
 
-    from ..handle import get_handle
+    from ..client.handle import get_handle
 
     endpoint = settings.DYNAMO.get("ENDPOINT")
     if endpoint != dynamo_server.url:

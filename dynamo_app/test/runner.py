@@ -33,7 +33,7 @@ from django.test import TransactionTestCase
 from django.test import runner as django_runner
 from django.test.runner import DiscoverRunner, ParallelTestSuite, RemoteTestResult, RemoteTestRunner
 
-from .. import handle
+from ..client import handle
 from .store import ENDPOINT_ENV, EXTERNAL_ENDPOINT, TestStore, has_class_data
 
 RUNNER = "dynamo_app.test.runner.DynamoTestRunner"

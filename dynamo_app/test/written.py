@@ -18,7 +18,7 @@ import json
 import threading
 from typing import Any
 
-from ..local import READ_OPERATIONS
+from ..local.server import READ_OPERATIONS
 
 DYNAMODB_TARGETS = ("DynamoDB_20120810.", "DynamoDBStreams_20120810.")
 # Reads of DynamoDB Streams: they change no table.

@@ -9,7 +9,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.utils.module_loading import import_string
 from django.utils.translation import ngettext
 
-from dynamo_app import backfill
+from dynamo_app.data import backfill
 from dynamo_app.exceptions import DynamoError
 
 from .dynamo_dump import find_models

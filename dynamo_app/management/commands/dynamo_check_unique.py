@@ -7,8 +7,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
+from dynamo_app.data.integrity import check_unique
 from dynamo_app.exceptions import DynamoError
-from dynamo_app.integrity import check_unique
 
 
 class Command(BaseCommand):

@@ -16,10 +16,10 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
+from dynamo_app.client.handle import get_handle
 from dynamo_app.conf import get_settings
+from dynamo_app.deploy.schema import table_names
 from dynamo_app.exceptions import DynamoError
-from dynamo_app.handle import get_handle
-from dynamo_app.schema import table_names
 from dynamo_app.tables import registry
 
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")

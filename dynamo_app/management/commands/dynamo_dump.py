@@ -8,7 +8,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError
 from django.utils.translation import ngettext
 
-from dynamo_app.dumpload import dump
+from dynamo_app.data.dumpload import dump
 from dynamo_app.exceptions import DynamoError
 from dynamo_app.models.base import Model
 from dynamo_app.models.registry import registered_models

@@ -9,7 +9,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError
 from django.utils.translation import ngettext
 
-from dynamo_app.dumpload import load
+from dynamo_app.data.dumpload import load
 from dynamo_app.exceptions import DynamoError
 
 

@@ -10,7 +10,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError
 
 from dynamo_app.exceptions import LocalServerError
-from dynamo_app.local import HOST, LocalServer
+from dynamo_app.local.server import HOST, LocalServer
 
 DEFAULT_PORT = 8001
 
@@ -70,8 +70,8 @@ class Command(BaseCommand):
             self.stdout.write("Stopped.")
 
     def stop(self, state: str) -> None:
-        from dynamo_app import local_shared
         from dynamo_app.conf import get_settings
+        from dynamo_app.local import shared as local_shared
 
         path = Path(state).resolve() if state else None
         try:

@@ -8,8 +8,8 @@ from django.core.exceptions import ImproperlyConfigured
 from django.core.management.base import BaseCommand, CommandError
 from django.utils.translation import ngettext
 
+from dynamo_app.deploy.schema import DEFAULT_TIMEOUT, TableChange, migrate
 from dynamo_app.exceptions import DynamoError
-from dynamo_app.schema import DEFAULT_TIMEOUT, TableChange, migrate
 
 
 class Command(BaseCommand):

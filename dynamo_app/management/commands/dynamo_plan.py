@@ -9,11 +9,11 @@ from typing import Any
 from django.core.exceptions import ImproperlyConfigured
 from django.core.management.base import BaseCommand, CommandError
 
-from dynamo_app import iac, iam
+from dynamo_app.client.handle import get_handle
 from dynamo_app.conf import get_settings
+from dynamo_app.deploy import iac, iam
+from dynamo_app.deploy.schema import ChangeKind, TableChange, lists_undeclared, plan
 from dynamo_app.exceptions import DynamoError
-from dynamo_app.handle import get_handle
-from dynamo_app.schema import ChangeKind, TableChange, lists_undeclared, plan
 from dynamo_app.tables import registry
 
 

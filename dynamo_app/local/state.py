@@ -33,7 +33,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from .exceptions import LocalServerError, StateFileError
+from ..exceptions import LocalServerError, StateFileError
 
 logger = logging.getLogger("dynamo_app.local")
 

@@ -28,8 +28,8 @@ from typing import Any
 from botocore import handlers
 from botocore.regions import EndpointRulesetResolver
 
+from ..exceptions import FastPathUnfit
 from . import fallback
-from .exceptions import FastPathUnfit
 
 __all__ = ["lean"]
 

@@ -48,8 +48,8 @@ from botocore.exceptions import (
     ResponseStreamingError,
 )
 
+from ..conf import RetrySettings
 from . import wire
-from .conf import RetrySettings
 
 logger = logging.getLogger("dynamo_app.retry")
 

@@ -20,7 +20,7 @@ from typing import Any, ParamSpec, TypeVar
 from asgiref.sync import sync_to_async
 from django.core.signals import setting_changed
 
-from .conf import changes_section, get_settings
+from ..conf import changes_section, get_settings
 
 __all__ = ["in_thread", "reset"]
 
@@ -69,4 +69,4 @@ def _settings_changed(setting: str, **kwargs: Any) -> None:
         reset()
 
 
-setting_changed.connect(_settings_changed, dispatch_uid="dynamo_app.threads.reset")
+setting_changed.connect(_settings_changed, dispatch_uid="dynamo_app.client.threads.reset")

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, cast
 
-from .tables import TableDefinition, TableResolver
+from ..tables import TableDefinition, TableResolver
 
 FORMATS = ("cloudformation", "terraform", "json")
 

@@ -24,17 +24,17 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .actions import Action
-from .app_tables import LOCK_ID
-from .exceptions import WriteError
-from .expressions import Attr, all_of
-from .handle import get_handle
-from .models.registry import registered_models
-from .models.writes import ModelTransaction, unique_fields
-from .unique import LOCK_TABLE, Unique, owner_id
+from ..actions import Action
+from ..app_tables import LOCK_ID
+from ..client.handle import get_handle
+from ..exceptions import WriteError
+from ..expressions import Attr, all_of
+from ..models.registry import registered_models
+from ..models.writes import ModelTransaction, unique_fields
+from ..unique import LOCK_TABLE, Unique, owner_id
 
 if TYPE_CHECKING:
-    from .models.base import Model
+    from ..models.base import Model
 
 
 @dataclass

@@ -25,8 +25,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from .exceptions import MissingDependency
-from .local_state import StateFile
+from ..exceptions import MissingDependency
+from .state import StateFile
 
 logger = logging.getLogger("dynamo_app.local")
 

@@ -34,8 +34,8 @@ from typing import Any
 from botocore import parsers
 from botocore.exceptions import ChecksumError
 
+from ..exceptions import FastPathUnfit
 from . import fallback
-from .exceptions import FastPathUnfit
 
 _ATTRIBUTE_VALUE = "AttributeValue"
 COMPONENT = "parsing"

@@ -36,8 +36,8 @@ from botocore.credentials import Credentials
 from botocore.exceptions import NoCredentialsError
 from botocore.signers import RequestSigner
 
+from ..exceptions import FastPathUnfit
 from . import fallback
-from .exceptions import FastPathUnfit
 
 __all__ = ["LeanSigV4Auth", "lean_signing", "signed_twice"]
 

@@ -1,7 +1,7 @@
 """``ENDPOINT = "embedded"``: one local server per project, shared by all its processes.
 
 The first process that needs it (``runserver``, ``shell``, a command, a
-worker) starts ``python -m dynamo_app.local_shared FILE`` in the background,
+worker) starts ``python -m dynamo_app.local.shared FILE`` in the background,
 and every other process finds it and uses it, so they all see the same data.
 FILE is the project's state file (``DYNAMO["LOCAL_STATE_FILE"]``, by default
 ``.dynamo-local.pickle`` in the project folder); the server keeps the tables
@@ -39,10 +39,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from . import local
-from .exceptions import LocalServerError, MissingDependency
-from .local import LocalServer, _import_moto, answers
-from .local_state import check_path, flock, moto_version, open_lock, owner, sidecar, unlock
+from ..exceptions import LocalServerError, MissingDependency
+from . import server as local
+from .server import LocalServer, _import_moto, answers
+from .state import check_path, flock, moto_version, open_lock, owner, sidecar, unlock
 
 logger = logging.getLogger("dynamo_app.local")
 
@@ -168,7 +168,7 @@ def _running(path: Path) -> dict[str, Any] | None:
 def _start(path: Path) -> dict[str, Any]:
     """Start the server for ``path`` in the background and wait until it listens."""
     log = sidecar(path, ".log")
-    package_root = str(Path(__file__).resolve().parent.parent)
+    package_root = str(Path(__file__).resolve().parent.parent.parent)
     env = {
         **os.environ,
         "PYTHONPATH": os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")])),
@@ -226,7 +226,7 @@ def _in_use(clients: int) -> bool:
 
 
 def serve(path: Path, idle_stop: float = IDLE_STOP) -> None:
-    """The background server's life (``python -m dynamo_app.local_shared FILE``):
+    """The background server's life (``python -m dynamo_app.local.shared FILE``):
     serve until no process has used it for ``idle_stop`` seconds, or until
     SIGTERM (``dynamo_local --stop``); save the tables either way."""
     stopping = threading.Event()
