@@ -42,6 +42,9 @@ def test_a_plain_save_stays_within_its_module_budget(dynamo_db, monkeypatch):
     note.save()  # first use builds the client and the codec: not the path
 
     path = save_path.write_path(save_path.calls_by_function(save_path.profile(note.save, 3)))
+    # On another engine the run's store watches what this process sends
+    # (dynamo_app.test.sent): the test run's, not the save's.
+    path = [module for module in path if not module.startswith("test.")]
 
     # the profile saw the save
     assert {"models.base", "models.writes", "client.handle"} <= set(path)

@@ -2,20 +2,31 @@
 as the run's own server saw them changed (dynamo_app/test/written.py), whoever sent
 the request; anything it cannot pin to a table means a full reset.
 
-On another engine (DYNAMO_TEST_ENDPOINT) every emptying is a full reset: moto only.
+On another engine (DYNAMO_TEST_ENDPOINT) the run sees what this process sends
+instead (dynamo_app/test/sent.py): every botocore client's requests, pinned the
+same way; a process it starts, or a connection to the engine by another client,
+means a full reset.
 """
+
+import socket
+import subprocess
+import sys
+from urllib.parse import urlsplit
 
 import boto3
 import pytest
+from django.conf import settings
 
 from dynamo_app import models
 from dynamo_app.client.handle import get_handle
 from dynamo_app.local.server import LocalServer
 from dynamo_app.tables import registry
 from dynamo_app.test import count_requests
-from dynamo_app.testing import moto_only
+from dynamo_app.testing import ENGINE, TEST_CREDENTIALS, moto_only
 
-pytestmark = moto_only
+external_only = pytest.mark.skipif(
+    ENGINE == "moto", reason="the run's moto server sees every request itself"
+)
 
 
 class EmptiedNote(models.Model):
@@ -39,12 +50,12 @@ def empty_and_count(store):
     return counter
 
 
-def raw_client(store, region="us-east-1", key="testing"):
-    """A boto3 client of its own: not the app's handle, the server still sees it."""
+def raw_client(store, region=None, key="testing"):
+    """A boto3 client of its own: not the app's handle, the store still sees it."""
     return boto3.client(
         "dynamodb",
         endpoint_url=store.url,
-        region_name=region,
+        region_name=region or settings.DYNAMO["REGION"],
         aws_access_key_id=key,
         aws_secret_access_key="testing",
     )
@@ -157,14 +168,50 @@ def test_a_table_declared_or_redeclared_since_is_created_as_now_declared(dynamo_
         ),
         lambda s: raw_client(s, region="eu-west-1").list_tables(),
         lambda s: raw_client(s, key="another-key").list_tables(),
-        lambda s: s.server.reset(),
-        lambda s: another_server().reset(),
+        pytest.param(lambda s: s.server.reset(), marks=moto_only),
+        pytest.param(lambda s: another_server().reset(), marks=moto_only),
+        pytest.param(lambda s: subprocess.run([sys.executable, "-c", ""]), marks=external_only),
+        pytest.param(lambda s: connect(s.url), marks=external_only),
     ],
-    ids=["PartiQL", "another region", "another key", "moto's reset", "another server's reset"],
+    ids=[
+        "PartiQL",
+        "another region",
+        "another key",
+        "moto's reset",
+        "another server's reset",
+        "a process started",
+        "another client's connection",
+    ],
 )
 def test_what_cannot_be_pinned_to_a_table_resets_everything(dynamo_server, unattributable):
     dynamo_server.empty()
     unattributable(dynamo_server)
     counter = empty_and_count(dynamo_server)
     assert counter["CreateTable"] == len(registry.definitions())
+    assert list(EmptiedNote.objects.scan()) == []
+
+
+def connect(url):
+    """A connection to the store's server that is not botocore's."""
+    parts = urlsplit(url)
+    socket.create_connection((parts.hostname, parts.port), timeout=10).close()
+
+
+PUT_FROM_A_PROCESS = """
+import sys, boto3
+boto3.client("dynamodb", endpoint_url=sys.argv[1], region_name=sys.argv[2],
+             aws_access_key_id=sys.argv[3], aws_secret_access_key="testing",
+             ).put_item(TableName=sys.argv[4], Item={"note_id": {"S": "from a process"}})
+"""
+
+
+def test_a_write_from_another_process_is_never_left_behind(dynamo_server):
+    dynamo_server.empty()
+    subprocess.run(
+        [sys.executable, "-c", PUT_FROM_A_PROCESS, dynamo_server.url, settings.DYNAMO["REGION"]]
+        + [TEST_CREDENTIALS["ACCESS_KEY_ID"], note_table()],
+        check=True,
+    )
+    assert [n.note_id for n in EmptiedNote.objects.scan()] == ["from a process"]
+    empty_and_count(dynamo_server)
     assert list(EmptiedNote.objects.scan()) == []

@@ -9,9 +9,11 @@ shared by both runners (``dynamo_app.testing`` under pytest,
   keeps the project's table names and options; endpoint, credentials, state
   file and the startup schema step are the run's own.
 * ``TestStore.empty()`` gives every registered table, empty: what each test
-  starts with. On the run's moto server it recreates only the tables the last
-  test changed (``dynamo_app.test.written``); otherwise it drops every table
-  and creates the registered ones. ``empty(test_class)`` of a ``TestCase`` with
+  starts with. It recreates only the tables the last test changed
+  (``dynamo_app.test.written``, as the run's moto server saw its requests, or,
+  on another engine, as this process sent them: ``dynamo_app.test.sent``);
+  when anything may have changed, it drops every table and creates the
+  registered ones. ``empty(test_class)`` of a ``TestCase`` with
   ``setUpTestData`` puts back the items the class's setup wrote (read once, at
   its first test), as Django rolls each test back to the class's data.
 * Until the store is up, and whenever no test may use it, ``handle.refused``
@@ -20,7 +22,7 @@ shared by both runners (``dynamo_app.testing`` under pytest,
   ``LOCAL_STATE_FILE`` read or written): not at startup, not by a test.
 
 Another engine: with ``DYNAMO_TEST_ENDPOINT`` (a MiniStack, or any
-DynamoDB-compatible server started for tests) ``empty()`` deletes every table
+DynamoDB-compatible server started for tests) a full reset deletes every table
 in the run's region (ListTables + DeleteTable, waiting until they are gone)
 and creates the registered ones, waiting until ACTIVE; under pytest-xdist each
 worker gets a region of its own (``test-gw0``).
@@ -36,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 from django.core.exceptions import ImproperlyConfigured
 
 if TYPE_CHECKING:
-    from ..local.server import LocalServer
+    from ..local import LocalServer
     from ..tables import TableDefinition
     from .written import WrittenTables
 
@@ -85,8 +87,8 @@ def settings_for_tests(base: dict[str, Any], endpoint: str) -> dict[str, Any]:
 
 def _read_items() -> Items:
     """Every item of every table on the current endpoint (a Scan per table)."""
-    from ..client.handle import get_handle
-    from ..deploy.schema import table_names
+    from ..handle import get_handle
+    from ..schema import table_names
 
     handle = get_handle()
     return {
@@ -97,7 +99,7 @@ def _read_items() -> Items:
 
 def _write_items(items: Items) -> None:
     """Put ``items`` back (BatchWriteItem, a batch's worth at a time, until all are processed)."""
-    from ..client.handle import get_handle
+    from ..handle import get_handle
     from ..models.batch import WRITE_CHUNK
 
     handle = get_handle()
@@ -115,7 +117,7 @@ def _not_restored(left: dict[str, Any], rounds: int) -> Exception:
 
 def registered_tables() -> dict[str, TableDefinition]:
     """Every registered table definition, by its deployed name under the current settings."""
-    from ..client.handle import get_handle
+    from ..handle import get_handle
     from ..tables import registry
 
     handle = get_handle()
@@ -125,8 +127,8 @@ def registered_tables() -> dict[str, TableDefinition]:
 def create_tables(definitions: Iterable[TableDefinition] | None = None) -> None:
     """Create these tables (default: every registered one), and enable their TTL,
     on the current endpoint, waiting until each is ACTIVE (at once on local engines)."""
-    from ..client.handle import get_handle
-    from ..deploy.schema import create_table
+    from ..handle import get_handle
+    from ..schema import create_table
     from ..tables import registry
 
     handle = get_handle()
@@ -135,9 +137,9 @@ def create_tables(definitions: Iterable[TableDefinition] | None = None) -> None:
 
 
 def drop_table(name: str) -> None:
-    """Delete a table of a local engine (at once), if it exists."""
-    from ..client.handle import get_handle
+    """Delete a table (at once on a local engine), if it exists."""
     from ..exceptions import ServiceError
+    from ..handle import get_handle
 
     try:
         get_handle().call("delete_table", TableName=name)
@@ -155,19 +157,28 @@ class ExternalServer:
         self.url = url
 
     def reset(self) -> None:
-        """Delete every table in this worker's region and wait until they are gone
-        (at once on local engines, seconds on DynamoDB)."""
-        from ..client.handle import get_handle
-        from ..deploy.schema import table_names
+        """Delete every table in this worker's region and wait until they are gone."""
+        from ..handle import get_handle
+        from ..schema import table_names
 
+        self.drop(table_names(get_handle()))
+
+    def drop(self, names: Iterable[str]) -> None:
+        """Delete these tables (those that exist) and wait until they are gone
+        (at once on local engines, seconds on DynamoDB)."""
+        from ..handle import get_handle
+        from ..schema import table_names
+
+        dropped = set(names)
+        for name in sorted(dropped):
+            drop_table(name)
         handle = get_handle()
-        for name in table_names(handle):
-            handle.call("delete_table", TableName=name)
         for _ in range(_POLL["MaxAttempts"]):
-            if not table_names(handle):
+            left = dropped.intersection(table_names(handle)) if dropped else set()
+            if not left:
                 return
             time.sleep(_POLL["Delay"])
-        raise TimeoutError(f"Tables still being deleted on {self.url}: {table_names(handle)}")
+        raise TimeoutError(f"Tables still being deleted on {self.url}: {sorted(left)}")
 
 
 class TestStore:
@@ -187,9 +198,9 @@ class TestStore:
         from django.conf import settings
         from django.test.utils import override_settings
 
-        from ..client import handle
-        from ..local import server as local
-        from ..local.server import LocalServer
+        from .. import handle, local
+        from ..local import LocalServer
+        from . import sent
         from .written import WrittenTables
 
         configured = getattr(settings, "DYNAMO", {})
@@ -199,6 +210,8 @@ class TestStore:
                     f"{ENDPOINT_ENV} is the configured DYNAMO['ENDPOINT'] ({EXTERNAL_ENDPOINT}): "
                     "a test run deletes every table there. Point it at a server started for tests."
                 )
+            self._written = WrittenTables(TEST_CREDENTIALS["ACCESS_KEY_ID"], WORKER_REGION)
+            sent.watch(self._written, EXTERNAL_ENDPOINT)
             self.server = ExternalServer(EXTERNAL_ENDPOINT)
         else:
             self._written = WrittenTables(TEST_CREDENTIALS["ACCESS_KEY_ID"], LOCAL_REGION)
@@ -220,7 +233,7 @@ class TestStore:
         return self.server.url
 
     def empty(self, test_class: type | None = None) -> None:
-        """Make the store hold the registered tables, empty (what each test starts
+        """Drop every table and create the registered ones (what each test starts
         with), then put back ``test_class``'s ``setUpTestData`` items, if it has any.
 
         Tests of a class run one after another: at the first, what the store holds
@@ -254,8 +267,11 @@ class TestStore:
             made = self._created
             redeclared = {n for n in made.keys() | wanted.keys() if made.get(n) != wanted.get(n)}
             stale = changed | redeclared
-            for name in sorted(stale):
-                drop_table(name)
+            if isinstance(self.server, ExternalServer):
+                self.server.drop(stale)
+            else:
+                for name in sorted(stale):
+                    drop_table(name)
             create_tables(wanted[name] for name in sorted(stale) if name in wanted)
         self._created = wanted
         if self._written is not None:
@@ -263,8 +279,8 @@ class TestStore:
 
     def stop(self) -> None:
         """Restore the settings and switches, and stop the server this run started."""
-        from ..client import handle
-        from ..local import server as local
+        from .. import handle, local
+        from . import sent
 
         if self._override is not None:
             self._override.disable()
@@ -276,5 +292,7 @@ class TestStore:
             self.server.stop()
         if self._written in local.request_hooks:
             local.request_hooks.remove(self._written)
+        if self._written is not None:
+            sent.unwatch(self._written)
         self._written = None
         self.server = None

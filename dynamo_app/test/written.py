@@ -1,4 +1,5 @@
-"""Which tables a test changed, as the run's own server saw its requests.
+"""Which tables a test changed, as the run's own server saw its requests (or,
+on another engine, as this process sent them: ``dynamo_app.test.sent``).
 
 Emptying the store by dropping everything and creating every registered table
 costs a CreateTable per table per test (~30 ms each on moto; a suite declares
@@ -9,7 +10,9 @@ is watched), so ``WrittenTables`` can say which tables changed and the store
 recreates only those. A request it cannot pin to tables of the run's own
 account and region (PartiQL, backups, another region or key, moto's own API
 such as another server's reset, a restored state file, a body it cannot read)
-means "anything may have changed": the next emptying is a full reset.
+means "anything may have changed": the next emptying is a full reset. So
+does what the process sending them cannot see on another engine (a process
+it starts, another HTTP client).
 """
 
 from __future__ import annotations
