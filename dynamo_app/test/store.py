@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 from django.core.exceptions import ImproperlyConfigured
 
 if TYPE_CHECKING:
-    from ..local import LocalServer
+    from ..local.server import LocalServer
     from ..tables import TableDefinition
     from .written import WrittenTables
 
@@ -87,8 +87,8 @@ def settings_for_tests(base: dict[str, Any], endpoint: str) -> dict[str, Any]:
 
 def _read_items() -> Items:
     """Every item of every table on the current endpoint (a Scan per table)."""
-    from ..handle import get_handle
-    from ..schema import table_names
+    from ..client.handle import get_handle
+    from ..deploy.schema import table_names
 
     handle = get_handle()
     return {
@@ -99,7 +99,7 @@ def _read_items() -> Items:
 
 def _write_items(items: Items) -> None:
     """Put ``items`` back (BatchWriteItem, a batch's worth at a time, until all are processed)."""
-    from ..handle import get_handle
+    from ..client.handle import get_handle
     from ..models.batch import WRITE_CHUNK
 
     handle = get_handle()
@@ -117,7 +117,7 @@ def _not_restored(left: dict[str, Any], rounds: int) -> Exception:
 
 def registered_tables() -> dict[str, TableDefinition]:
     """Every registered table definition, by its deployed name under the current settings."""
-    from ..handle import get_handle
+    from ..client.handle import get_handle
     from ..tables import registry
 
     handle = get_handle()
@@ -127,8 +127,8 @@ def registered_tables() -> dict[str, TableDefinition]:
 def create_tables(definitions: Iterable[TableDefinition] | None = None) -> None:
     """Create these tables (default: every registered one), and enable their TTL,
     on the current endpoint, waiting until each is ACTIVE (at once on local engines)."""
-    from ..handle import get_handle
-    from ..schema import create_table
+    from ..client.handle import get_handle
+    from ..deploy.schema import create_table
     from ..tables import registry
 
     handle = get_handle()
@@ -138,8 +138,8 @@ def create_tables(definitions: Iterable[TableDefinition] | None = None) -> None:
 
 def drop_table(name: str) -> None:
     """Delete a table (at once on a local engine), if it exists."""
+    from ..client.handle import get_handle
     from ..exceptions import ServiceError
-    from ..handle import get_handle
 
     try:
         get_handle().call("delete_table", TableName=name)
@@ -158,16 +158,16 @@ class ExternalServer:
 
     def reset(self) -> None:
         """Delete every table in this worker's region and wait until they are gone."""
-        from ..handle import get_handle
-        from ..schema import table_names
+        from ..client.handle import get_handle
+        from ..deploy.schema import table_names
 
         self.drop(table_names(get_handle()))
 
     def drop(self, names: Iterable[str]) -> None:
         """Delete these tables (those that exist) and wait until they are gone
         (at once on local engines, seconds on DynamoDB)."""
-        from ..handle import get_handle
-        from ..schema import table_names
+        from ..client.handle import get_handle
+        from ..deploy.schema import table_names
 
         dropped = set(names)
         for name in sorted(dropped):
@@ -198,8 +198,9 @@ class TestStore:
         from django.conf import settings
         from django.test.utils import override_settings
 
-        from .. import handle, local
-        from ..local import LocalServer
+        from ..client import handle
+        from ..local import server as local
+        from ..local.server import LocalServer
         from . import sent
         from .written import WrittenTables
 
@@ -279,7 +280,8 @@ class TestStore:
 
     def stop(self) -> None:
         """Restore the settings and switches, and stop the server this run started."""
-        from .. import handle, local
+        from ..client import handle
+        from ..local import server as local
         from . import sent
 
         if self._override is not None:
