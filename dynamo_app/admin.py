@@ -881,6 +881,7 @@ class DynamoModelAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
             "object": AdminObject(obj),
             "escaped_object": str(obj),
             "deleted_objects": deleted[0],
+            "delete_confirmation_max_display": _listing_limit(self),
             "model_count": list(model_count.items()),
             "perms_lacking": perms_needed or None,
             "protected": protected or None,
@@ -937,6 +938,15 @@ class DynamoModelAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
         return response
 
 
+
+def _listing_limit(model_admin: DynamoModelAdmin) -> int | None:
+    """How many items a delete page lists: Django 6.1's
+    ``ModelAdmin.delete_confirmation_max_display`` (its templates read it), all
+    (None) on a Django without it."""
+    limit: int | None = getattr(model_admin, "delete_confirmation_max_display", None)
+    return limit
+
+
 def delete_selected(
     model_admin: DynamoModelAdmin, request: HttpRequest, objects: list[Model]
 ) -> HttpResponse | None:
@@ -957,6 +967,7 @@ def delete_selected(
         "title": "Delete multiple objects",
         "objects_name": str(name),
         "deletable_objects": deletable,
+        "delete_confirmation_max_display": _listing_limit(model_admin),
         "model_count": list(model_count.items()),
         "queryset": [AdminObject(o) for o in objects],
         "versions": [
