@@ -11,6 +11,7 @@ from dynamo_app import models
 from dynamo_app.client.handle import get_handle
 from dynamo_app.exceptions import BatchIncomplete, ConditionFailed, WriteError
 from dynamo_app.models import Attr
+from dynamo_app.models.state import ItemState
 from dynamo_app.testing import count_requests
 
 
@@ -317,3 +318,31 @@ def test_paginate_follows_list_tables_pages(dynamo_db):
         pages = list(dynamo_db.paginate("list_tables", Limit=1))
     assert [name for page in pages for name in page["TableNames"]] == everything
     assert counter["ListTables"] == len(pages) >= len(everything)
+
+
+def new_item_state():
+    return ItemState.__new__(ItemState)
+
+
+class OldItemState:
+    """Pickles as an item state of 0.1.0 did: its three slots, no ``raw``."""
+
+    def __init__(self, state):
+        self.state = state
+
+    def __reduce_ex__(self, protocol):
+        slots = {name: getattr(self.state, name) for name in ("stored", "partial", "extra")}
+        return new_item_state, (), (None, slots)
+
+
+def test_an_instance_pickled_before_raw_existed_still_saves(dynamo_db):
+    """A cached instance from an earlier release carries no ``_state.raw``: it
+    unpickles as not raw, and its save writes, rather than an AttributeError."""
+    Account.objects.create(owner="o", name="a", status="open", size=5)
+    obj = Account.objects.get(owner="o", name="a")
+    old = pickle.loads(pickle.dumps(obj))
+    old._state = pickle.loads(pickle.dumps(OldItemState(obj._state)))
+    assert old._state.raw is False
+    old.size = 6
+    old.save()
+    assert Account.objects.get(owner="o", name="a").size == 6

@@ -34,6 +34,14 @@ class ItemState:
         self.extra = {} if extra is None else extra
         self.raw = False
 
+    def __setstate__(self, state: tuple[None, dict[str, Any]]) -> None:
+        """A copy or unpickle; an instance pickled before ``raw`` existed (a cached
+        one, from an earlier release) is not raw, rather than an AttributeError at
+        its next save."""
+        self.raw = False
+        for name, value in state[1].items():
+            setattr(self, name, value)
+
     def __repr__(self) -> str:
         state = "partial" if self.partial else "new" if self.stored is None else "read"
         return f"<ItemState {state}, {len(self.extra)} extra>"
