@@ -11,7 +11,6 @@ production account's tables belong to its infrastructure tool.
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
@@ -21,12 +20,6 @@ from dynamo_app.conf import get_settings
 from dynamo_app.deploy.schema import table_names
 from dynamo_app.exceptions import DynamoError
 from dynamo_app.tables import registry
-
-LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
-
-
-def _local(endpoint: str, embedded: bool) -> bool:
-    return embedded or urlsplit(endpoint).hostname in LOCAL_HOSTS
 
 
 class Command(BaseCommand):
@@ -49,7 +42,7 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, name: str, interactive: bool, **options: Any) -> None:
         section = get_settings()
-        if not settings.DEBUG or not _local(section.endpoint, section.embedded):
+        if not settings.DEBUG or not section.local:
             raise CommandError(
                 "dynamo_drop_table deletes data, so it runs only in development: with DEBUG "
                 "on and a local DYNAMO['ENDPOINT'] ('embedded' or http://127.0.0.1:<port>). "
