@@ -68,6 +68,22 @@ def test_update_writes_only_what_it_names(dynamo_db):
     assert Page.objects.get(slug="f").changed == page.changed
 
 
+def test_save_with_update_fields_moves_auto_now_when_it_names_it(dynamo_db):
+    """As Django's save(update_fields=[..., "changed"]): a named auto_now field is
+    now, auto_now_add keeps its value, and one not named is left alone."""
+    Page.objects.create(slug="h", title="H")
+    page = Page.objects.get(slug="h")
+    page.created = page.changed = LONG_AGO
+    page.title = "H2"
+    page.save(update_fields=["title"])
+    assert Page.objects.get(slug="h").changed != LONG_AGO  # not named: not written
+    page.created = page.changed = LONG_AGO
+    page.save(update_fields=["title", "created", "changed"])
+    stored = Page.objects.get(slug="h")
+    assert recent(page.changed) and stored.changed == page.changed
+    assert stored.created == LONG_AGO == page.created
+
+
 def test_an_upsert_that_creates_the_item_stamps_it(dynamo_db):
     Page.objects.increment(slug="g", views=1, defaults={"title": "G"})
     page = Page.objects.get(slug="g")

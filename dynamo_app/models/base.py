@@ -294,6 +294,9 @@ class Model(metaclass=ModelBase):
                 )
             names = frozenset(update_fields)
             signals.pre_save.send(type(self), instance=self, update_fields=names)
+            for field in self._meta.fillers:  # as Django's: auto_now moves when it is named
+                if field.name in names:
+                    self.__dict__[field.name] = field.pre_save(self, False)
             self._update(
                 {"set": {name: self.__dict__[name] for name in update_fields}},
                 condition=condition,
