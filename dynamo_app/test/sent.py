@@ -1,7 +1,7 @@
 """What this process sends, for a test run on a server it did not start.
 
 The run's own moto server shows the store every request it serves
-(``dynamo_app.local.request_hooks``); a server at ``DYNAMO_TEST_ENDPOINT`` shows
+(``dynamo_app.local.server.request_hooks``); a server at ``DYNAMO_TEST_ENDPOINT`` shows
 nothing. So there the run watches its own side: every botocore client of the
 process (the app's handle, a test's own boto3 client) sends through
 ``URLLib3Session.send``, where ``watch()`` shows each request to a

@@ -234,8 +234,9 @@ class TestStore:
         return self.server.url
 
     def empty(self, test_class: type | None = None) -> None:
-        """Drop every table and create the registered ones (what each test starts
-        with), then put back ``test_class``'s ``setUpTestData`` items, if it has any.
+        """Give every registered table, empty (what each test starts with: see
+        ``_recreate_tables``), then put back ``test_class``'s ``setUpTestData``
+        items, if it has any.
 
         Tests of a class run one after another: at the first, what the store holds
         is what the class's setup wrote; it is read then, and kept until the next
