@@ -193,6 +193,21 @@ def test_the_load_command_says_which_sequences_it_moved(dynamo_db, tmp_path):
     assert "sequence seq_ticket.ticket_id moved up to 1,234 (the highest loaded)" in said.getvalue()
 
 
+def test_load_fixture_says_which_sequences_its_files_moved(dynamo_db, tmp_path):
+    paths = []
+    for name, numbers in (("first", (5, 9)), ("second", (12,))):
+        paths.append(tmp_path / f"{name}.jsonl")
+        paths[-1].write_text(
+            "".join(
+                json.dumps({"model": Ticket._meta.label, "fields": {"ticket_id": n, "title": "t"}})
+                + "\n"
+                for n in numbers
+            )
+        )
+    result = dumpload.load_fixture(*paths)
+    assert (result.loaded, result.advanced) == (3, {"seq_ticket.ticket_id": 12})
+
+
 # --- processes -----------------------------------------------------------------------
 
 TAKE = """

@@ -448,6 +448,9 @@ def load_fixture(
         result.loaded += done.loaded
         result.present += done.present
         result.invalid += done.invalid
+        result.seconds += done.seconds
+        for name, number in done.advanced.items():  # a later file may move one further
+            result.advanced[name] = max(number, result.advanced.get(name, number))
     return result
 
 
