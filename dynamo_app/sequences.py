@@ -88,12 +88,14 @@ class Sequence:
     def _key(self) -> dict[str, dict[str, str]]:
         return {SEQUENCE_NAME: {"S": self.name}}
 
+    def _block_lock(self, key: tuple[str, str]) -> threading.Lock:
+        with _guard:
+            return _locks.setdefault(key, threading.Lock())
+
     def next(self) -> int:
         """The next number of this process's block; a new block (one UpdateItem) when spent."""
         key = (self._table(), self.name)
-        with _guard:
-            lock = _locks.setdefault(key, threading.Lock())
-        with lock:
+        with self._block_lock(key):
             block = _blocks.get(key)
             if block is None or block.next > block.last:
                 block = _blocks[key] = self._reserve()
@@ -127,8 +129,8 @@ class Sequence:
     def advance(self, to: int) -> None:
         """Make ``to`` the highest number reserved, so the next block starts
         above it (after loading items that carry their own numbers). Refused,
-        changing nothing, if the sequence is past ``to``. Blocks that processes
-        already hold are theirs: restart them after an advance."""
+        changing nothing, if the sequence is past ``to``. This process's block is
+        dropped; blocks other processes hold are theirs: restart them after an advance."""
         if isinstance(to, bool) or not isinstance(to, int) or to < 0:
             raise SequenceError(f"Sequence {self.name!r}: advance to a whole number, not {to!r}.")
         try:
@@ -148,3 +150,8 @@ class Sequence:
                 f"Sequence {self.name!r} is at {now}, past {to}: moving it back would hand "
                 "out numbers again; nothing was changed."
             ) from None
+        # This process's block lies at or below ``to`` (the sequence was not past
+        # it): its numbers may be the loaded ones, so the next number starts a block.
+        key = (self._table(), self.name)
+        with self._block_lock(key):
+            _blocks.pop(key, None)

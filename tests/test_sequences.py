@@ -193,6 +193,15 @@ def test_the_load_command_says_which_sequences_it_moved(dynamo_db, tmp_path):
     assert "sequence seq_ticket.ticket_id moved up to 1,234 (the highest loaded)" in said.getvalue()
 
 
+def test_a_load_drops_the_block_this_process_holds_below_the_loaded_numbers(dynamo_db):
+    """The loading process's own block (cache=10: 1 to 10, 1 taken) holds numbers a
+    line may carry: a create after the load starts above them, not at 2."""
+    assert Post.objects.create().number == 1
+    line = {"model": Post._meta.label, "fields": {"post_id": "loaded", "number": 10}}
+    assert dumpload.load([json.dumps(line)]).advanced == {"seq_post.number": 10}
+    assert Post.objects.create().number == 11
+
+
 def test_load_fixture_says_which_sequences_its_files_moved(dynamo_db, tmp_path):
     paths = []
     for name, numbers in (("first", (5, 9)), ("second", (12,))):
