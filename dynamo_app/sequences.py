@@ -129,8 +129,9 @@ class Sequence:
     def advance(self, to: int) -> None:
         """Make ``to`` the highest number reserved, so the next block starts
         above it (after loading items that carry their own numbers). Refused,
-        changing nothing, if the sequence is past ``to``. This process's block is
-        dropped; blocks other processes hold are theirs: restart them after an advance."""
+        changing nothing stored, if the sequence is past ``to``. Either way this
+        process drops its block if the block would hand out a number up to ``to``;
+        blocks other processes hold are theirs: restart them after an advance."""
         if isinstance(to, bool) or not isinstance(to, int) or to < 0:
             raise SequenceError(f"Sequence {self.name!r}: advance to a whole number, not {to!r}.")
         try:
@@ -145,13 +146,19 @@ class Sequence:
                 ReturnValuesOnConditionCheckFailure="ALL_OLD",
             )
         except ConditionFailed as exc:
+            self._drop_block_up_to(to)
             now = exc.raw_item[SEQUENCE_VALUE]["N"] if exc.raw_item else "?"
             raise SequenceError(
                 f"Sequence {self.name!r} is at {now}, past {to}: moving it back would hand "
                 "out numbers again; nothing was changed."
             ) from None
-        # This process's block lies at or below ``to`` (the sequence was not past
-        # it): its numbers may be the loaded ones, so the next number starts a block.
+        self._drop_block_up_to(to)
+
+    def _drop_block_up_to(self, to: int) -> None:
+        """Forget this process's block if its next number is ``to`` or below (a
+        loaded item may hold it): the next number starts a new block."""
         key = (self._table(), self.name)
         with self._block_lock(key):
-            _blocks.pop(key, None)
+            block = _blocks.get(key)
+            if block is not None and block.next <= to:
+                del _blocks[key]

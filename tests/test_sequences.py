@@ -201,6 +201,11 @@ def test_a_load_drops_the_block_this_process_holds_below_the_loaded_numbers(dyna
     assert dumpload.load([json.dumps(line)]).advanced == {"seq_post.number": 10}
     assert Post.objects.create().number == 11
 
+    # The sequence is past 15 (20 reserved), but this process's block (12 to 20) is not.
+    line["fields"] = {"post_id": "loaded-too", "number": 15}
+    assert dumpload.load([json.dumps(line)]).advanced == {}
+    assert Post.objects.create().number == 21
+
 
 def test_load_fixture_says_which_sequences_its_files_moved(dynamo_db, tmp_path):
     paths = []
