@@ -54,7 +54,6 @@ from ..exceptions import (
     ValidationError,
 )
 from ..models import writes
-from ..models.fields import SequenceField
 from ..models.registry import registered_models
 from ..transactions import MAX_ACTIONS, Transaction
 from .progress import Progress
@@ -282,9 +281,9 @@ class _Highest:
         self.numbers: dict[str, tuple[sequences.Sequence, int]] = {}
 
     def see(self, obj: Model) -> None:
-        for f in obj._meta.fields:
+        for f in obj._meta.sequences:  # every line passes here: its sequence fields only
             number = obj.__dict__[f.name]
-            if isinstance(f, SequenceField) and number is not None:
+            if number is not None:
                 name = f.sequence.name
                 if name not in self.numbers or self.numbers[name][1] < number:
                     self.numbers[name] = (f.sequence, number)
