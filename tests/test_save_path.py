@@ -2,14 +2,15 @@
 measure, run here against the suite's server; ``python bin/save_path.py --calls``
 lists every call).
 
-The budget is 8: the app's own path, models.base -> models.writes -> handle ->
-retry, then signals (the one home of the rule that every post_save receiver runs
-and a raising one is reported after all have), and the three stand-ins botocore
-runs inside the request, one per part of it that they replace (pipeline: the
-endpoint; sigv4: the signature; parser: the response). With
-``DYNAMO["FAST_CLIENT"]`` off botocore signs and resolves, and the path is 6
-(parser: botocore's parser behind the x-amz-crc32 check). A module more on the
-path is a decision to take here, not a drift.
+The budget is 8: the app's own path, models.base -> models.writes ->
+client.handle -> client.retry, then signals (the one home of the rule that every
+post_save receiver runs and a raising one is reported after all have), and the
+three stand-ins botocore runs inside the request, one per part of it that they
+replace (client.pipeline: the endpoint; client.sigv4: the signature;
+client.parser: the response). With ``DYNAMO["FAST_CLIENT"]`` off botocore signs
+and resolves, and the path is 6 (client.parser: botocore's parser behind the
+x-amz-crc32 check). A module more on the path is a decision to take here, not a
+drift.
 """
 
 import importlib.util
