@@ -1,5 +1,6 @@
 """Declared queries, class-creation errors and the ``dynamo`` system checks."""
 
+from datetime import datetime
 from decimal import Decimal
 
 import pytest
@@ -312,3 +313,27 @@ def test_table_definition_of_a_model():
         {"AttributeName": "at", "KeyType": "RANGE"},
     ]
     assert definition.indexes[0].partition_key.name == "site"
+
+
+class Stamp(models.Field):
+    """A custom field of aware datetimes as ISO text: its python_types is Field's own."""
+
+    wire_type = key_type = "S"
+
+    def encode(self, value):
+        return {"S": value.isoformat()}
+
+    def decode(self, value):
+        return datetime.fromisoformat(value["S"])
+
+
+def test_a_datetime_parameter_is_refused_by_a_date_field_only(declared):
+    """A custom field taking any type takes a datetime parameter, as it did before
+    DateField refused one."""
+
+    class Logged(models.Model):
+        source = models.StringField(partition_key=True)
+        at = Stamp(sort_key=True)
+        since = DeclaredQuery("source = {s} AND at >= {t}", params={"t": datetime})
+
+    assert Logged._meta.declared_queries["since"].params == {"t": datetime}

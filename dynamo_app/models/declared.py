@@ -31,7 +31,7 @@ import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 from typing import TYPE_CHECKING, Any, Generic, Literal, Self, TypedDict, TypeVar, Unpack, overload
 
 from ..exceptions import ModelDefinitionError
@@ -318,8 +318,13 @@ class DeclaredQuery(Generic[Returns]):
             if kind is None:
                 continue
             bad = not isinstance(kind, type) or not issubclass(kind, expected)
-            # A subclass that is another field's value: a bool is an int, a datetime a date.
-            if bad or (kind in (bool, datetime) and kind not in expected):
+            # A subclass that is another field's value: a bool is an int (and refused
+            # wherever bool is not named), a datetime a date (refused by a date field).
+            if (
+                bad
+                or (kind is bool and bool not in expected)
+                or (kind is datetime and date in expected and datetime not in expected)
+            ):
                 names = " or ".join(t.__name__ for t in expected)
                 problems.append(
                     self._clause_problem(
