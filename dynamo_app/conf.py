@@ -302,8 +302,9 @@ class DynamoSettings:
     access_key_id: str = setting(
         "",
         _credential,
-        "empty: boto3's normal credential chain (environment, profile, instance role), but for a "
-        "local server, which is sent dummy ones (never yours); set both or neither",
+        "empty: boto3's normal credential chain (environment, profile, instance role); the "
+        "embedded server gets dummy ones, and so does a server on this machine when the chain "
+        "finds none; set both or neither",
     )
     secret_access_key: Secret = setting(
         "",
@@ -424,8 +425,10 @@ class DynamoSettings:
     def credentials_source(self) -> str:
         if self.access_key_id:
             return "DYNAMO settings (ACCESS_KEY_ID/SECRET_ACCESS_KEY)"
+        if self.embedded:
+            return "the embedded server (dummy credentials)"
         if self.local:
-            return "a local server (dummy credentials)"
+            return "boto3 credential chain, else dummy ones (a server on this machine)"
         return "boto3 credential chain (environment, profile, instance role)"
 
     def resolver(self) -> TableResolver:

@@ -41,8 +41,11 @@ def test_client_is_configured_from_the_section(dynamo_server):
         assert get_handle().client.meta.endpoint_url == dynamo_server.url
 
 
+CHAIN = ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE")
+
+
 def test_no_credentials_anywhere_fails_at_startup(monkeypatch, dynamo_server):
-    for var in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE"):
+    for var in CHAIN:
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", "/nonexistent")
     monkeypatch.setenv("AWS_CONFIG_FILE", "/nonexistent")
@@ -52,21 +55,29 @@ def test_no_credentials_anywhere_fails_at_startup(monkeypatch, dynamo_server):
             get_handle()
 
 
-def test_a_local_url_needs_no_region_nor_credentials_and_never_gets_yours(
-    monkeypatch, dynamo_server
-):
+def test_a_local_url_needs_no_region_nor_credentials(monkeypatch, dynamo_server):
     """dynamo_local says 'use ENDPOINT = http://127.0.0.1:<port>': that line alone works."""
-    monkeypatch.delenv("AWS_REGION", raising=False)
-    monkeypatch.delenv("AWS_DEFAULT_REGION", raising=False)
-    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "AKIAREALKEYOFTHEUSER")
-    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "real-secret")
+    for var in ("AWS_REGION", "AWS_DEFAULT_REGION", *CHAIN):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", "/nonexistent")
+    monkeypatch.setenv("AWS_CONFIG_FILE", "/nonexistent")
     local = dynamo_server.url.replace("127.0.0.1", "localhost")
     with override_settings(DYNAMO={"ENABLED": True, "ENDPOINT": local}):
         handle = get_handle()
         assert handle.settings.region == "us-east-1"
         assert handle.client.meta.region_name == "us-east-1"
         assert handle.client._request_signer._credentials.access_key == "local"
-        assert "a local server (dummy credentials)" in handle.settings.summary()
+        assert "else dummy ones (a server on this machine)" in handle.settings.summary()
+        handle.call("list_tables")  # the server answers a request signed so
+
+
+def test_a_local_url_keeps_the_chains_credentials(monkeypatch, dynamo_server):
+    """DynamoDB Local keeps a database per access key: the one the chain gives stays."""
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "AKIALOCALKEYOFTHEUSER")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "local-secret")
+    with override_settings(DYNAMO={"ENABLED": True, "ENDPOINT": dynamo_server.url}):
+        signer = get_handle().client._request_signer
+        assert signer._credentials.access_key == "AKIALOCALKEYOFTHEUSER"
 
 
 def test_resolver_rules(dynamo_server):

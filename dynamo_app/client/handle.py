@@ -99,7 +99,6 @@ class Handle:
 
     def _build_client(self, service: Literal["dynamodb", "dynamodbstreams"]) -> Any:
         s = self.settings
-        dummy = "local" if s.local and not s.access_key_id else None
         core = botocore.session.get_session()
         # Every body checked against its x-amz-crc32; items parsed without
         # botocore's shape walk while the fast client path is on.
@@ -113,15 +112,12 @@ class Handle:
             parameter_validation=validate_parameters,
         )
         try:
-            # The secrets go straight to boto3, never into a local of this frame:
-            # a failure here is shown with every frame's locals (see _detached).
-            session = boto3.session.Session(
-                botocore_session=core,
-                aws_access_key_id=s.access_key_id or dummy,
-                aws_secret_access_key=s.secret_access_key.reveal() or dummy,
-                aws_session_token=s.session_token.reveal() or None,
-                region_name=s.region,
-            )
+            # The embedded server signs with dummy credentials; a server on this
+            # machine by URL with the chain's when it finds any (DynamoDB Local keeps
+            # a database per access key), else dummy ones too.
+            session = self._session(core, "embedded" if s.embedded else None)
+            if session.get_credentials() is None and s.local:
+                session = self._session(core, "local")
             if session.get_credentials() is not None:
                 if service == "dynamodb" and s.dax_endpoints:
                     self.dax = dax.factory(s, session, config)
@@ -133,6 +129,20 @@ class Handle:
             "dynamo_app found no AWS credentials: set DYNAMO['ACCESS_KEY_ID'] and "
             "DYNAMO['SECRET_ACCESS_KEY'] (e.g. \"${AWS_SECRET_ACCESS_KEY}\"), or configure "
             "boto3's chain (AWS_ACCESS_KEY_ID / AWS_PROFILE / an instance role)."
+        )
+
+    def _session(self, core: Any, dummy: str | None) -> Any:
+        """A boto3 session on ``core``: the section's credentials, else ``dummy``
+        ones (None: boto3's chain). The secrets go straight to boto3, never into a
+        local of a frame: a failure here is shown with every frame's locals
+        (see _detached)."""
+        s = self.settings
+        return boto3.session.Session(
+            botocore_session=core,
+            aws_access_key_id=s.access_key_id or dummy,
+            aws_secret_access_key=s.secret_access_key.reveal() or dummy,
+            aws_session_token=s.session_token.reveal() or None,
+            region_name=s.region,
         )
 
     @property
