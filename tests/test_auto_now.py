@@ -30,6 +30,18 @@ def recent(value: datetime) -> bool:
     return timedelta(0) <= datetime.now(UTC) - value < timedelta(minutes=5)
 
 
+class Doc(models.Model):
+    """Versioned: update_or_create() reads, then saves the fields it changes."""
+
+    doc_id = models.StringField(partition_key=True)
+    body = models.StringField()
+    changed = models.DateTimeField(auto_now=True)
+    version = models.VersionField()
+
+    class Meta:
+        table_name = "auto_now_doc"
+
+
 def test_create_fills_both_and_save_moves_only_auto_now(dynamo_db):
     page = Page(slug="a", title="A")
     assert (page.created, page.changed) == (None, None)  # filled by the write, as Django
@@ -82,6 +94,22 @@ def test_save_with_update_fields_moves_auto_now_when_it_names_it(dynamo_db):
     stored = Page.objects.get(slug="h")
     assert recent(page.changed) and stored.changed == page.changed
     assert stored.created == LONG_AGO == page.created
+
+
+def test_update_or_create_moves_auto_now_as_djangos_does(dynamo_db):
+    page = Page.objects.create(slug="u", title="U")
+    updated, created = Page.objects.update_or_create(slug="u", defaults={"title": "U2"})
+    stored = Page.objects.get(slug="u")
+    assert not created and stored.title == "U2"
+    assert stored.changed > page.changed and stored.created == page.created
+    assert updated.changed == stored.changed
+
+
+def test_update_or_create_of_a_versioned_model_moves_auto_now_too(dynamo_db):
+    doc = Doc.objects.create(doc_id="d", body="one")
+    Doc.objects.update_or_create(doc_id="d", defaults={"body": "two"})
+    stored = Doc.objects.get(doc_id="d")
+    assert (stored.body, stored.version) == ("two", 2) and stored.changed > doc.changed
 
 
 def test_an_upsert_that_creates_the_item_stamps_it(dynamo_db):

@@ -239,6 +239,7 @@ class Field(Generic[_T]):
     # --- values a write fills in
 
     fills_itself: ClassVar[bool] = False  # pre_save() may change the value (Options.fillers)
+    auto_now = False  # Django's option (the date fields take it): now at every save
 
     def pre_save(self, obj: Any, add: bool) -> Any:
         """The value a whole-item write (create, save, bulk_save, a transaction's

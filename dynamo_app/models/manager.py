@@ -200,16 +200,19 @@ class Manager(Generic[M]):
         attempts = get_handle().retry.settings.max_attempts
         for _ in range(attempts):
             try:
+                # As Django's: the auto_now fields move with the update.
+                stamped = [f for f in meta.auto_now if f.name not in changes]
                 if blind:
                     obj = self.model(**key)
+                    sets = {**changes, **{f.name: f.pre_save(obj, False) for f in stamped}}
                     try:
-                        obj.update(set=changes)
+                        obj.update(set=sets)
                     except OutcomeUnknown as exc:
-                        obj = self._settled(key, changes, exc)
+                        obj = self._settled(key, sets, exc)
                 else:
                     obj = self.get(consistent=True, **key)
                     obj.__dict__.update(changes)
-                    obj.save(update_fields=list(changes))
+                    obj.save(update_fields=[*changes, *(f.name for f in stamped)])
                 return obj, False
             except (self.model.DoesNotExist, StaleObjectError):
                 pass  # missing (create it), or changed or deleted since read (again)

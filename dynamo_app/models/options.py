@@ -306,6 +306,7 @@ class Options:
         self.version: Field | None = next((f for f in fields if isinstance(f, VersionField)), None)
         self.sequences = [f for f in fields if isinstance(f, SequenceField)]
         self.fillers = [f for f in fields if f.fills_itself]  # asked by every whole-item write
+        self.auto_now = [f for f in self.fillers if f.auto_now]  # and by update_or_create()
 
     def _bind_unique(self) -> tuple[Unique, ...]:
         """``Meta.unique``'s constraints, each bound to this model (a copy: an
