@@ -419,7 +419,7 @@ class DynamoSettings:
     def local(self) -> bool:
         """The embedded server, or a URL on this machine (``dynamo_local``, a
         container): it needs no real region nor credentials."""
-        return self.embedded or is_loopback(self.endpoint)
+        return is_local(self.endpoint)
 
     @property
     def credentials_source(self) -> str:
@@ -503,13 +503,16 @@ def _auto_migrate_needs_debug(values: dict[str, Any], debug: bool) -> None:
         )
 
 
-def is_loopback(endpoint: str) -> bool:
-    """Whether ``endpoint`` is a URL of this machine (127.0.0.0/8, ::1, localhost)."""
-    host = urlsplit(endpoint).hostname if endpoint != EMBEDDED else None
-    if not host:
-        return False
+def is_local(endpoint: str) -> bool:
+    """Whether ``endpoint`` is the embedded server or a URL of this machine
+    (127.0.0.0/8, ::1, localhost)."""
+    if endpoint == EMBEDDED:
+        return True
+    host = urlsplit(endpoint).hostname
     if host == "localhost":
         return True
+    if not host:
+        return False
     try:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
@@ -525,7 +528,7 @@ def _region(values: dict[str, Any], debug: bool) -> None:
         if os.environ.get(env):
             values.update(region=os.environ[env], region_source=env)
             return
-    if values["endpoint"] == EMBEDDED or is_loopback(values["endpoint"]):
+    if is_local(values["endpoint"]):
         values.update(region="us-east-1", region_source="the local-server default")
         return
     raise ImproperlyConfigured(

@@ -146,13 +146,13 @@ class Sequence:
                 ReturnValuesOnConditionCheckFailure="ALL_OLD",
             )
         except ConditionFailed as exc:
-            self._drop_block_up_to(to)
             now = exc.raw_item[SEQUENCE_VALUE]["N"] if exc.raw_item else "?"
             raise SequenceError(
                 f"Sequence {self.name!r} is at {now}, past {to}: moving it back would hand "
                 "out numbers again; nothing was changed."
             ) from None
-        self._drop_block_up_to(to)
+        finally:
+            self._drop_block_up_to(to)
 
     def _drop_block_up_to(self, to: int) -> None:
         """Forget this process's block if its next number is ``to`` or below (a

@@ -55,6 +55,7 @@ from ..exceptions import (
 )
 from ..models import writes
 from ..models.registry import registered_models
+from ..models.state import LoadedState
 from ..transactions import MAX_ACTIONS, Transaction
 from .progress import Progress
 from .serialization import value_from_json, wire_from_json, wire_to_json
@@ -501,8 +502,7 @@ def _parse(
         raise ValueError(f"{model.__name__} has no {fields_text} {', '.join(unknown)}")
     values = {name: value_from_json(fields[name], v) for name, v in line["fields"].items()}
     obj = model(**values)
-    obj._state.extra = wire_extra
-    obj._state.raw = True  # written as dumped: no auto_now, no new sequence number
+    obj._state = LoadedState(extra=wire_extra)
     model._meta.encode_checked(obj)
     if strict:
         empty = [f.name for f in model._meta.fields if f.is_empty(obj.__dict__[f.name])]

@@ -161,7 +161,6 @@ def compile_codec(
         "        known = -1",
         "    state.stored = item",
         "    state.partial = partial",
-        "    state.raw = False",
         "    if len(item) == known:",
         "        state.extra = {}",
         "    else:",

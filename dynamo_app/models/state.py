@@ -10,7 +10,7 @@ three dict entries it replaces did.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 
 class ItemState:
@@ -18,10 +18,10 @@ class ItemState:
     instance not read or written yet. ``partial``: read with ``only()``, so a
     whole-item ``save()`` would erase what was not read. ``extra``: stored
     attributes the model does not declare (wire form), written back by ``save()``.
-    ``raw``: the values come from a dump line and are written as they are (no
-    field fills itself), as Django's ``loaddata`` saves raw."""
+    ``raw``: written as the values are, no field filling itself (``LoadedState``)."""
 
-    __slots__ = ("stored", "partial", "extra", "raw")
+    __slots__ = ("stored", "partial", "extra")
+    raw: ClassVar[bool] = False
 
     def __init__(
         self,
@@ -32,16 +32,16 @@ class ItemState:
         self.stored = stored
         self.partial = partial
         self.extra = {} if extra is None else extra
-        self.raw = False
-
-    def __setstate__(self, state: tuple[None, dict[str, Any]]) -> None:
-        """A copy or unpickle; an instance pickled before ``raw`` existed (a cached
-        one, from an earlier release) is not raw, rather than an AttributeError at
-        its next save."""
-        self.raw = False
-        for name, value in state[1].items():
-            setattr(self, name, value)
 
     def __repr__(self) -> str:
         state = "partial" if self.partial else "new" if self.stored is None else "read"
         return f"<ItemState {state}, {len(self.extra)} extra>"
+
+
+class LoadedState(ItemState):
+    """The state of an instance made from a dump line: its values are written as
+    they were dumped (no ``auto_now``, no new sequence number), as Django's
+    ``loaddata`` saves raw. A class of its own, so no other state carries the flag."""
+
+    __slots__ = ()
+    raw = True
