@@ -26,8 +26,8 @@ import threading
 from dataclasses import dataclass
 
 from .app_tables import SEQUENCE_NAME, SEQUENCE_VALUE, SEQUENCES
-from .client.handle import get_handle
-from .exceptions import ConditionFailed, SequenceError
+from .client.handle import Handle, get_handle
+from .exceptions import ConditionFailed, OutcomeUnknown, SequenceError
 
 __all__ = ["Sequence", "forget_blocks"]
 
@@ -104,7 +104,20 @@ class Sequence:
             return number
 
     def _reserve(self) -> _Block:
-        response = get_handle().call(
+        """One UpdateItem ADD; sent again when its answer is lost
+        (``OutcomeUnknown``): a reservation applied twice only leaves a block
+        unused (a gap), never a number handed out twice, so the write that needs
+        the number goes on rather than failing over a write that was not its own."""
+        handle = get_handle()
+        for _ in range(handle.retry.settings.max_attempts - 1):
+            try:
+                return self._reserve_once(handle)
+            except OutcomeUnknown:
+                continue
+        return self._reserve_once(handle)
+
+    def _reserve_once(self, handle: Handle) -> _Block:
+        response = handle.call(
             "update_item",
             TableName=self._table(),
             Key=self._key(),

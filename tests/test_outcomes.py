@@ -18,7 +18,7 @@ from botocore.exceptions import (
 )
 
 import dynamo_app
-from dynamo_app import exceptions, signals
+from dynamo_app import exceptions, models, signals
 from dynamo_app.app_tables import CACHE
 from dynamo_app.cache import DynamoCache
 from dynamo_app.client.handle import get_handle
@@ -552,3 +552,22 @@ def test_a_lost_transaction_whose_own_key_record_is_in_place_is_done(no_sleep):
     assert stored(Views, team_id="t1").views == 1  # once
     fresh = stored(Team, team_id="t1")
     assert (fresh.name, fresh.version) == ("B", 2)
+
+
+class Ticket(models.Model):
+    ticket_id = models.SequenceField(partition_key=True)
+    title = models.StringField()
+
+    class Meta:
+        table_name = "outcome_ticket"
+
+
+@pytest.mark.parametrize("loss", LOSSES.values(), ids=LOSSES.keys())
+def test_a_sequence_reservation_whose_answer_was_lost_is_sent_again(no_sleep, loss):
+    """Applied twice, a reservation leaves a gap, never a number twice: the create goes on."""
+    with count_requests() as counter, Lost("UpdateItem", loss) as lost:
+        ticket = Ticket.objects.create(title="after a lost answer")
+    assert lost.applied == 1 and counter["UpdateItem"] == 2
+    assert ticket.ticket_id == 2  # 1 was reserved by the lost attempt: a gap
+    assert [t.ticket_id for t in Ticket.objects.scan()] == [2]
+    assert Ticket.objects.create(title="next").ticket_id == 3
